@@ -1,0 +1,124 @@
+package pgprov
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ownerMark is the comment every database the tool creates carries. A
+// database without it is never reset or dropped.
+const ownerMark = "created by outboxcheck; safe to drop"
+
+// ddlTimeout bounds CREATE and DROP DATABASE.
+const ddlTimeout = 30 * time.Second
+
+// Database is a database the harness created for one run or one test.
+type Database struct {
+	Name string
+	URL  string
+
+	cluster *Cluster
+}
+
+// NewDatabase creates a fresh, empty database marked as the tool's own.
+func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
+	name := "outboxcheck_" + randomHex(8)
+	ctx, cancel := context.WithTimeout(ctx, ddlTimeout)
+	defer cancel()
+	conn, err := connect(ctx, c.adminURL)
+	if err != nil {
+		return nil, fmt.Errorf("create database: %w", err)
+	}
+	defer conn.Close(context.Background())
+	ident := pgx.Identifier{name}.Sanitize()
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident+" TEMPLATE template0"); err != nil {
+		return nil, fmt.Errorf("create database %s: %w", name, err)
+	}
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+ident+" IS '"+ownerMark+"'"); err != nil {
+		return nil, fmt.Errorf("mark database %s: %w", name, err)
+	}
+	url, err := withDatabase(c.adminURL, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Database{Name: name, URL: url, cluster: c}, nil
+}
+
+// Drop removes the database, ending any session still connected to it.
+func (d *Database) Drop(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ddlTimeout)
+	defer cancel()
+	conn, err := connect(ctx, d.cluster.adminURL)
+	if err != nil {
+		return fmt.Errorf("drop database %s: %w", d.Name, err)
+	}
+	defer conn.Close(context.Background())
+	if err := checkOwned(ctx, conn, d.Name); err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{d.Name}.Sanitize()+" WITH (FORCE)")
+	if err != nil {
+		return fmt.Errorf("drop database %s: %w", d.Name, err)
+	}
+	return nil
+}
+
+// ErrNotOwned is returned when asked to work in a database the tool did not
+// create.
+var ErrNotOwned = errors.New("database was not created by outboxcheck; refusing to touch it")
+
+// EnsureOwned fails with ErrNotOwned unless the database conn is connected
+// to carries the tool's mark. Callers check it before deleting rows.
+func EnsureOwned(ctx context.Context, conn *pgx.Conn) error {
+	var name string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&name); err != nil {
+		return fmt.Errorf("check database owner: %w", err)
+	}
+	return checkOwned(ctx, conn, name)
+}
+
+func checkOwned(ctx context.Context, conn *pgx.Conn, name string) error {
+	var mark *string
+	err := conn.QueryRow(ctx,
+		"SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1", name).Scan(&mark)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // already gone
+	}
+	if err != nil {
+		return fmt.Errorf("check database owner: %w", err)
+	}
+	if mark == nil || *mark != ownerMark {
+		return fmt.Errorf("%s: %w", name, ErrNotOwned)
+	}
+	return nil
+}
+
+// withDatabase returns conn string s pointing at database name instead.
+// It accepts both URL and keyword/value forms.
+func withDatabase(s, name string) (string, error) {
+	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+		u, err := url.Parse(s)
+		if err != nil {
+			return "", fmt.Errorf("database URL: %w", err)
+		}
+		u.Path = "/" + name
+		return u.String(), nil
+	}
+	return s + " dbname=" + name, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return hex.EncodeToString(b)
+}

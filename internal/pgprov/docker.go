@@ -1,0 +1,80 @@
+package pgprov
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+)
+
+// dockerProbeTimeout bounds the cheap dial that decides whether Docker is
+// there before testcontainers-go is asked (FIELD-NOTES: its own failure
+// sentinel is internal).
+const dockerProbeTimeout = 300 * time.Millisecond
+
+func dockerReachable() bool {
+	network, addr := "unix", "/var/run/docker.sock"
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		switch {
+		case strings.HasPrefix(h, "unix://"):
+			addr = strings.TrimPrefix(h, "unix://")
+		case strings.HasPrefix(h, "tcp://"):
+			network, addr = "tcp", strings.TrimPrefix(h, "tcp://")
+		default:
+			return false
+		}
+	}
+	c, err := net.DialTimeout(network, addr, dockerProbeTimeout)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+func startDocker(ctx context.Context, image string) (*Cluster, error) {
+	password := randomHex(16)
+	ctr, err := tcpostgres.Run(ctx, image,
+		tcpostgres.WithUsername("postgres"),
+		tcpostgres.WithPassword(password),
+		tcpostgres.WithDatabase("postgres"),
+		tcpostgres.BasicWaitStrategies(),
+		testcontainers.WithCmdArgs(fastSettings()...),
+	)
+	if err != nil {
+		if ctr != nil {
+			_ = testcontainers.TerminateContainer(ctr)
+		}
+		return nil, fmt.Errorf("postgres in docker (%s): %w", image, err)
+	}
+	url, err := ctr.ConnectionString(ctx, "sslmode=disable")
+	if err != nil {
+		_ = testcontainers.TerminateContainer(ctr)
+		return nil, fmt.Errorf("postgres in docker (%s): %w", image, err)
+	}
+	return &Cluster{
+		Source:   SourceDocker,
+		adminURL: url,
+		closeFn:  func() error { return testcontainers.TerminateContainer(ctr) },
+	}, nil
+}
+
+// fastSettings are server flags for a throwaway cluster: no durability, and
+// a cut connection never leaves locks behind for long (FIELD-NOTES).
+func fastSettings() []string {
+	var args []string
+	for _, kv := range []string{
+		"fsync=off", "synchronous_commit=off", "full_page_writes=off",
+		"idle_in_transaction_session_timeout=1000",
+		"client_connection_check_interval=100",
+		"max_connections=200",
+	} {
+		args = append(args, "-c", kv)
+	}
+	return args
+}

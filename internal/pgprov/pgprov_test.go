@@ -1,0 +1,111 @@
+package pgprov
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestLocalClusterLifecycle(t *testing.T) {
+	if _, err := findBinaries(); err != nil {
+		t.Skip("no local PostgreSQL binaries")
+	}
+	ctx := context.Background()
+	start := time.Now()
+	c, err := Start(ctx, Options{NoDocker: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cluster ready in %v (version %s)", time.Since(start), c.Version)
+	root := c.local.root
+	if !c.Owned() || c.Source != SourceLocal {
+		t.Fatalf("want an owned local cluster, got %s", c.Source)
+	}
+
+	// TCP needs the per-run password: the same URL without it is refused.
+	noPass := strings.Replace(c.adminURL, c.local.password, "wrong", 1)
+	if conn, err := connect(ctx, noPass); err == nil {
+		conn.Close(ctx)
+		t.Fatal("TCP login with a wrong password succeeded: auth is not password-based")
+	}
+
+	db, err := c.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := connect(ctx, db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureOwned(ctx, conn); err != nil {
+		t.Fatalf("own database not recognised: %v", err)
+	}
+	conn.Close(ctx)
+
+	// The maintenance database is not ours: refuse it.
+	admin, err := connect(ctx, c.adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureOwned(ctx, admin); !errors.Is(err, ErrNotOwned) {
+		t.Fatalf("EnsureOwned(postgres) = %v, want ErrNotOwned", err)
+	}
+	admin.Close(ctx)
+
+	if err := db.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pid := c.local.proc.Process.Pid
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Fatalf("temp dir %s survived Close", root)
+	}
+	if err := processAlive(pid); err == nil {
+		t.Fatalf("postmaster %d survived Close", pid)
+	}
+}
+
+func TestBadURLIsConfigurationError(t *testing.T) {
+	_, err := Start(context.Background(), Options{DatabaseURL: "postgres://%zz"})
+	if !errors.Is(err, ErrBadURL) {
+		t.Fatalf("got %v, want ErrBadURL", err)
+	}
+}
+
+func TestUnreachableURLIsInfrastructureError(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "postgres://u:p@127.0.0.1:" + itoa(port) + "/x?sslmode=disable&connect_timeout=1"
+	_, err = Start(context.Background(), Options{DatabaseURL: url})
+	if err == nil || errors.Is(err, ErrBadURL) {
+		t.Fatalf("got %v, want a connection error", err)
+	}
+	if strings.Contains(err.Error(), ":p@") {
+		t.Fatalf("error leaks the password: %v", err)
+	}
+}
+
+func TestWithDatabase(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:p@h:5/db?sslmode=disable": "postgres://u:p@h:5/x?sslmode=disable",
+		"postgresql://h/":                       "postgresql://h/x",
+		"host=h user=u":                         "host=h user=u dbname=x",
+	} {
+		got, err := withDatabase(in, "x")
+		if err != nil || got != want {
+			t.Errorf("withDatabase(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := pgx.ParseConfig("host=h user=u dbname=x"); err != nil {
+		t.Fatal(err)
+	}
+}
