@@ -1,0 +1,277 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Claimed is one event a claim returned, as the subject reported it.
+type Claimed struct {
+	ID       string
+	Attempts int
+	ClaimID  string
+}
+
+// Claim checks a determinate claim result taken at s.Now under claimID and
+// applies it. Any subset of the due rows is accepted (SKIP LOCKED may pass
+// rows over; ties in the claim order may fall either way): a claim that
+// takes too few is a liveness matter for the drain, but one that takes a
+// row that is not due, or takes it wrongly, is a violation now.
+func Claim(s State, claimID string, limit int, got []Claimed) (State, []Problem) {
+	ps := s.checkOrder(limit, got)
+	s = s.clone()
+	if len(got) > 0 && s.Claims[claimID] {
+		ps = append(ps, Problem{Property: ModelAgreement, Detail: fmt.Sprintf("claim_id %s was used before", claimID)})
+	}
+	s.Claims[claimID] = true
+	seen := map[string]bool{}
+	for _, c := range got {
+		if seen[c.ID] {
+			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: "returned twice by one claim"})
+			continue
+		}
+		seen[c.ID] = true
+		r, ok := s.Rows[c.ID]
+		if !ok {
+			ps = append(ps, claimOfUnknown(s, c.ID)...)
+			continue
+		}
+		if p, bad := s.claimable(r); bad {
+			ps = append(ps, p)
+		}
+		if c.Attempts != r.Attempts+1 {
+			ps = append(ps, Problem{Property: Backoff, Event: c.ID,
+				Detail: fmt.Sprintf("claim returned attempts %d, want %d (claiming counts an attempt)", c.Attempts, r.Attempts+1)})
+		}
+		if c.ClaimID != claimID {
+			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID,
+				Detail: fmt.Sprintf("claim returned claim_id %s, want %s", c.ClaimID, claimID)})
+		}
+		r.Status, r.Attempts, r.ClaimID = Publishing, r.Attempts+1, claimID
+		r.ClaimExpiresAt = s.Now.Add(s.Policy.Lease)
+		s.Rows[c.ID] = r
+	}
+	return s, ps
+}
+
+// DueOrder lists the due rows in claim order (available_at, created_at);
+// rows that tie on both are grouped, as the database may order them either
+// way.
+func (s State) DueOrder() [][]string {
+	var due []Row
+	for _, id := range ids(s.Rows) {
+		if r := s.Rows[id]; s.Due(r) {
+			due = append(due, r)
+		}
+	}
+	slices.SortStableFunc(due, func(a, b Row) int {
+		if c := a.AvailableAt.Compare(b.AvailableAt); c != 0 {
+			return c
+		}
+		return a.CreatedAt.Compare(b.CreatedAt)
+	})
+	var groups [][]string
+	for i, r := range due {
+		if i > 0 && r.AvailableAt.Equal(due[i-1].AvailableAt) && r.CreatedAt.Equal(due[i-1].CreatedAt) {
+			groups[len(groups)-1] = append(groups[len(groups)-1], r.ID)
+			continue
+		}
+		groups = append(groups, []string{r.ID})
+	}
+	return groups
+}
+
+// checkOrder flags a full claim (limit rows) that took a row while a due row
+// strictly earlier in claim order stayed behind. A short claim may have
+// skipped locked rows; the drain judges what it left.
+func (s State) checkOrder(limit int, got []Claimed) []Problem {
+	if len(got) < limit {
+		return nil
+	}
+	taken := map[string]bool{}
+	for _, c := range got {
+		taken[c.ID] = true
+	}
+	var left []string // due rows not taken, in earlier groups
+	for _, g := range s.DueOrder() {
+		for _, id := range g {
+			if taken[id] && len(left) > 0 {
+				return []Problem{{Property: ModelAgreement, Event: id,
+					Detail: fmt.Sprintf("claimed ahead of %s, which is due earlier in (available_at, created_at) order", left[0])}}
+			}
+		}
+		for _, id := range g {
+			if !taken[id] {
+				left = append(left, id)
+			}
+		}
+	}
+	return nil
+}
+
+// claimable says why r must not be claimed at s.Now, if it must not.
+func (s State) claimable(r Row) (Problem, bool) {
+	if s.Due(r) {
+		return Problem{}, false
+	}
+	switch r.Status {
+	case Pending, Failed:
+		return Problem{Property: Backoff, Event: r.ID, Detail: fmt.Sprintf("claimed %s row before its available_at %s (now %s)",
+			r.Status, stamp(r.AvailableAt), stamp(s.Now))}, true
+	case Publishing:
+		return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s holds it until %s (now %s)",
+			r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now))}, true
+	}
+	return Problem{Property: ModelAgreement, Event: r.ID, Detail: fmt.Sprintf("claimed a %s row", r.Status)}, true
+}
+
+func claimOfUnknown(s State, id string) []Problem {
+	if _, gone := s.Gone[id]; gone {
+		return []Problem{{Property: ModelAgreement, Event: id, Detail: "claimed a row that cleanup deleted"}}
+	}
+	if _, maybe := s.Maybe[id]; maybe {
+		return []Problem{{Property: ModelAgreement, Event: id, Detail: "claimed while its outcome is unresolved; observe first"}}
+	}
+	return []Problem{{Property: NoPhantom, Event: id, Detail: "claimed an event no committed transaction wrote"}}
+}
+
+// ClaimUnknown records a claim whose outcome is unknown: every due row may
+// now be held by claimID, or not.
+func ClaimUnknown(s State, claimID string) State {
+	s = s.clone()
+	s.Claims[claimID] = true
+	for _, id := range ids(s.Rows) {
+		r := s.Rows[id]
+		if !s.Due(r) {
+			continue
+		}
+		claimed := r
+		claimed.Status, claimed.Attempts, claimed.ClaimID = Publishing, r.Attempts+1, claimID
+		claimed.ClaimExpiresAt = s.Now.Add(s.Policy.Lease)
+		s.Maybe[id] = []Row{r, claimed}
+		delete(s.Rows, id)
+	}
+	return s
+}
+
+// MarkPublished checks and applies a dispatcher's MarkPublished of event id
+// under claimID at s.Now. changed is what the subject reported (ignored
+// when o is Unknown).
+func MarkPublished(s State, id, claimID string, changed bool, o Outcome) (State, []Problem) {
+	return mark(s, id, claimID, changed, o, func(r Row) Row {
+		r.Status, r.PublishedAt, r.ClaimID, r.ClaimExpiresAt = Published, s.Now, "", time.Time{}
+		return r
+	})
+}
+
+// MarkFailed checks and applies a fenced failure of event id under claimID
+// by a dispatcher whose claim counted attempts.
+func MarkFailed(s State, id, claimID string, attempts int, changed bool, o Outcome) (State, []Problem) {
+	return mark(s, id, claimID, changed, o, func(r Row) Row {
+		r.Status = s.Policy.FailureStatus(attempts)
+		r.AvailableAt = s.Now.Add(s.Policy.Backoff(attempts))
+		r.ClaimID, r.ClaimExpiresAt = "", time.Time{}
+		return r
+	})
+}
+
+func mark(s State, id, claimID string, changed bool, o Outcome, apply func(Row) Row) (State, []Problem) {
+	s = s.clone()
+	r, ok := s.Rows[id]
+	current := ok && r.Status == Publishing && r.ClaimID == claimID
+	switch {
+	case o == Unknown:
+		if current {
+			s.Maybe[id] = []Row{r, apply(r)}
+			delete(s.Rows, id)
+		}
+		return s, nil
+	case o == NotDone:
+		return s, nil
+	case changed && !current:
+		return s, []Problem{{Property: Fencing, Event: id,
+			Detail: fmt.Sprintf("mark with stale claim_id %s changed the row (current: %s %s)", claimID, r.Status, orNone(r.ClaimID))}}
+	case !changed && current:
+		return s, []Problem{{Property: ModelAgreement, Event: id,
+			Detail: fmt.Sprintf("mark with the current claim_id %s changed nothing", claimID)}}
+	}
+	if current {
+		s.Rows[id] = apply(r)
+	}
+	return s, nil
+}
+
+// Redrive checks and applies an operator's redrive of a DEAD event: back to
+// PENDING, due now, same event_id, attempts reset.
+func Redrive(s State, id string, changed bool, o Outcome) (State, []Problem) {
+	s = s.clone()
+	r, ok := s.Rows[id]
+	dead := ok && r.Status == Dead
+	redriven := r
+	redriven.Status, redriven.Attempts, redriven.AvailableAt = Pending, 0, s.Now
+	redriven.ClaimID, redriven.ClaimExpiresAt = "", time.Time{}
+	switch {
+	case o == Unknown:
+		if dead {
+			s.Maybe[id] = []Row{r, redriven}
+			delete(s.Rows, id)
+		}
+	case o == NotDone:
+	case changed != dead:
+		return s, []Problem{{Property: ModelAgreement, Event: id,
+			Detail: fmt.Sprintf("redrive of a %s row reported changed=%v", r.Status, changed)}}
+	case dead:
+		s.Rows[id] = redriven
+	}
+	return s, nil
+}
+
+// Cleanup checks and applies the deletion of PUBLISHED rows published at or
+// before s.Now-retention; n is how many the subject said it deleted.
+func Cleanup(s State, retention time.Duration, n int, o Outcome) (State, []Problem) {
+	if o == NotDone {
+		return s, nil
+	}
+	s = s.clone()
+	cutoff := s.Now.Add(-retention)
+	var expired []string
+	for _, id := range ids(s.Rows) {
+		if r := s.Rows[id]; r.Status == Published && !r.PublishedAt.After(cutoff) {
+			expired = append(expired, id)
+		}
+	}
+	for _, id := range expired {
+		r := s.Rows[id]
+		if o == Unknown {
+			s.Maybe[id] = []Row{r, {ID: id, AggregateID: r.AggregateID}}
+		} else {
+			s.Gone[id] = r
+		}
+		delete(s.Rows, id)
+	}
+	switch {
+	case o == Unknown:
+	case n > len(expired):
+		return s, []Problem{{Property: RetentionSafe,
+			Detail: fmt.Sprintf("cleanup deleted %d rows; only %d were PUBLISHED past retention (%v)", n, len(expired), expired)}}
+	case n < len(expired):
+		return s, []Problem{{Property: ModelAgreement,
+			Detail: fmt.Sprintf("cleanup deleted %d rows, want %d (%v)", n, len(expired), expired)}}
+	}
+	return s, nil
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "NULL"
+	}
+	return t.Format("15:04:05.000")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no claim)"
+	}
+	return s
+}

@@ -1,0 +1,184 @@
+package model
+
+import "fmt"
+
+// Observed is what the harness read back: every outbox row, its payload,
+// and the business effects per event_id.
+type Observed struct {
+	Rows    map[string]Row
+	Payload map[string]string
+	Effects map[string]int
+}
+
+// Observe compares what the database holds with the model, resolves every
+// unknown outcome the observation settles, and returns the new state with
+// the disagreements. Call it only when no operation can still take effect
+// (every session that ran one has ended or answered). afterCleanup names
+// the action that just ran so that rows it removed are judged by retention.
+func Observe(s State, o Observed, afterCleanup bool) (State, []Problem) {
+	s = s.clone()
+	var ps []Problem
+	ps = append(ps, s.resolveUnsure(o)...)
+	ps = append(ps, s.resolveMaybe(o)...)
+	for _, id := range ids(s.Rows) {
+		ps = append(ps, s.compareRow(id, o, afterCleanup)...)
+	}
+	for _, id := range ids(o.Rows) {
+		if !s.Known(id) {
+			ps = append(ps, s.strangerRow(o.Rows[id]))
+		}
+	}
+	for _, id := range ids(o.Payload) {
+		if _, fixed := s.Payload[id]; !fixed && s.Known(id) {
+			s.Payload[id] = o.Payload[id]
+		} else if fixed && s.Payload[id] != o.Payload[id] {
+			ps = append(ps, Problem{Property: StableID, Event: id,
+				Detail: fmt.Sprintf("payload changed from %s to %s", s.Payload[id], o.Payload[id])})
+		}
+	}
+	ps = append(ps, s.compareEffects(o)...)
+	return s, ps
+}
+
+// resolveUnsure adopts rows of commits whose event_id was unknown.
+func (s *State) resolveUnsure(o Observed) []Problem {
+	for _, pay := range ids(s.Unsure) {
+		for _, id := range ids(o.Rows) {
+			r := o.Rows[id]
+			if r.AggregateID == pay && !s.Known(id) {
+				s.Rows[id] = r
+			}
+		}
+		delete(s.Unsure, pay)
+	}
+	return nil
+}
+
+// resolveMaybe adopts the observed row where it is one of the candidates.
+func (s *State) resolveMaybe(o Observed) []Problem {
+	var ps []Problem
+	for _, id := range ids(s.Maybe) {
+		got, present := o.Rows[id]
+		if !present {
+			got = Row{ID: id, AggregateID: s.Maybe[id][0].AggregateID}
+		}
+		cands := s.Maybe[id]
+		match := false
+		for _, c := range cands {
+			if sameRow(c, got) {
+				match = true
+			}
+		}
+		delete(s.Maybe, id)
+		switch {
+		case !match:
+			ps = append(ps, Problem{Property: ModelAgreement, Event: id,
+				Detail: fmt.Sprintf("after an unknown outcome the row is %s, which no outcome explains", describe(got))})
+			if present {
+				s.Rows[id] = got
+			}
+		case present:
+			s.Rows[id] = got
+		case cands[0].Status == Published: // an unknown cleanup did delete it
+			s.Gone[id] = cands[0]
+		}
+	}
+	return ps
+}
+
+// compareRow checks one row the model is sure of.
+func (s *State) compareRow(id string, o Observed, afterCleanup bool) []Problem {
+	want := s.Rows[id]
+	got, ok := o.Rows[id]
+	if !ok {
+		delete(s.Rows, id)
+		s.Gone[id] = want
+		if afterCleanup {
+			return []Problem{{Property: RetentionSafe, Event: id,
+				Detail: fmt.Sprintf("cleanup deleted a %s row (only PUBLISHED rows past retention may go)", want.Status)}}
+		}
+		return []Problem{{Property: NoLoss, Event: id, Detail: fmt.Sprintf("the committed %s row vanished", want.Status)}}
+	}
+	if sameRow(want, got) {
+		return nil
+	}
+	s.Rows[id] = got // continue from what is there, so one fault is reported once
+	switch {
+	case want.Status == Published && got.Status != Published:
+		return []Problem{{Property: Fencing, Event: id, Detail: "a PUBLISHED row reverted to " + got.Status.String()}}
+	case want.Attempts != got.Attempts || !want.AvailableAt.Equal(got.AvailableAt) ||
+		(want.Status != got.Status && (want.Status == Dead || got.Status == Dead || got.Status == Failed)):
+		return []Problem{{Property: Backoff, Event: id, Detail: fmt.Sprintf("row is %s, want %s", describe(got), describe(want))}}
+	}
+	return []Problem{{Property: ModelAgreement, Event: id, Detail: fmt.Sprintf("row is %s, want %s", describe(got), describe(want))}}
+}
+
+// strangerRow judges a row the model never expected.
+func (s *State) strangerRow(r Row) Problem {
+	if s.Aborted[r.AggregateID] {
+		return Problem{Property: NoPhantom, Event: r.ID,
+			Detail: fmt.Sprintf("row of payment %s exists although its transaction rolled back", r.AggregateID)}
+	}
+	s.Rows[r.ID] = r
+	return Problem{Property: ModelAgreement, Event: r.ID, Detail: "a row appeared that no action wrote: " + describe(r)}
+}
+
+// compareEffects checks the consumer's effects and resolves unknown ones.
+func (s *State) compareEffects(o Observed) []Problem {
+	var ps []Problem
+	for _, id := range ids(o.Effects) {
+		if n := o.Effects[id]; n > 1 {
+			ps = append(ps, Problem{Property: EffectAtMostOnce, Event: id, Detail: fmt.Sprintf("%d business effects", n)})
+		}
+	}
+	for _, id := range ids(s.MaybeFx) {
+		if o.Effects[id] > 0 {
+			s.Inbox[id] = true
+			s.Effects[id] = max(s.Effects[id], 1)
+		}
+		delete(s.MaybeFx, id)
+	}
+	all := map[string]bool{}
+	for id := range s.Effects {
+		all[id] = true
+	}
+	for id := range o.Effects {
+		all[id] = true
+	}
+	for _, id := range ids(all) {
+		want, got := s.Effects[id], o.Effects[id]
+		switch {
+		case got > 1 || want == got:
+		case got < want:
+			ps = append(ps, Problem{Property: EffectExactlyOnce, Event: id,
+				Detail: fmt.Sprintf("a delivery that committed or was acknowledged left %d business effects, want %d", got, want)})
+		default:
+			ps = append(ps, Problem{Property: ModelAgreement, Event: id,
+				Detail: fmt.Sprintf("%d business effects where no committed delivery explains one", got)})
+		}
+		s.Effects[id] = got
+	}
+	return ps
+}
+
+// sameRow compares every column the model tracks.
+func sameRow(a, b Row) bool {
+	return a.Status == b.Status && a.Attempts == b.Attempts && a.ClaimID == b.ClaimID &&
+		a.ClaimExpiresAt.Equal(b.ClaimExpiresAt) && a.AvailableAt.Equal(b.AvailableAt) &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.PublishedAt.Equal(b.PublishedAt) &&
+		(a.Status == Absent || a.AggregateID == b.AggregateID)
+}
+
+func describe(r Row) string {
+	if r.Status == Absent {
+		return "absent"
+	}
+	s := fmt.Sprintf("%s attempts=%d available=%s", r.Status, r.Attempts, stamp(r.AvailableAt))
+	if r.ClaimID != "" {
+		s += fmt.Sprintf(" claim=%s until %s", r.ClaimID, stamp(r.ClaimExpiresAt))
+	}
+	if !r.PublishedAt.IsZero() {
+		s += " published=" + stamp(r.PublishedAt)
+	}
+	return s
+}
