@@ -13,18 +13,26 @@ type Claimed struct {
 	ClaimID  string
 }
 
-// Claim checks a determinate claim result taken at s.Now under claimID and
-// applies it. Any subset of the due rows is accepted (SKIP LOCKED may pass
+// Claim checks a determinate claim result of at most limit rows taken at
+// s.Now and applies it. Each row carries the claim_id it was taken under;
+// every claim_id must be fresh (not handed out by an earlier claim). Any subset of the due rows is accepted (SKIP LOCKED may pass
 // rows over; ties in the claim order may fall either way): a claim that
 // takes too few is a liveness matter for the drain, but one that takes a
 // row that is not due, or takes it wrongly, is a violation now.
-func Claim(s State, claimID string, limit int, got []Claimed) (State, []Problem) {
+func Claim(s State, limit int, got []Claimed) (State, []Problem) {
 	ps := s.checkOrder(limit, got)
 	s = s.clone()
-	if len(got) > 0 && s.Claims[claimID] {
-		ps = append(ps, Problem{Property: ModelAgreement, Detail: fmt.Sprintf("claim_id %s was used before", claimID)})
+	if len(got) > limit {
+		ps = append(ps, Problem{Property: ModelAgreement, Detail: fmt.Sprintf("claimed %d rows, limit %d", len(got), limit)})
 	}
-	s.Claims[claimID] = true
+	for _, c := range got {
+		if s.Claims[c.ClaimID] {
+			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: fmt.Sprintf("claim_id %s was used by an earlier claim", c.ClaimID)})
+		}
+	}
+	for _, c := range got {
+		s.Claims[c.ClaimID] = true
+	}
 	seen := map[string]bool{}
 	for _, c := range got {
 		if seen[c.ID] {
@@ -44,11 +52,10 @@ func Claim(s State, claimID string, limit int, got []Claimed) (State, []Problem)
 			ps = append(ps, Problem{Property: Backoff, Event: c.ID,
 				Detail: fmt.Sprintf("claim returned attempts %d, want %d (claiming counts an attempt)", c.Attempts, r.Attempts+1)})
 		}
-		if c.ClaimID != claimID {
-			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID,
-				Detail: fmt.Sprintf("claim returned claim_id %s, want %s", c.ClaimID, claimID)})
+		if c.ClaimID == "" {
+			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: "claimed without a claim_id"})
 		}
-		r.Status, r.Attempts, r.ClaimID = Publishing, r.Attempts+1, claimID
+		r.Status, r.Attempts, r.ClaimID = Publishing, r.Attempts+1, c.ClaimID
 		r.ClaimExpiresAt = s.Now.Add(s.Policy.Lease)
 		s.Rows[c.ID] = r
 	}
@@ -136,8 +143,8 @@ func claimOfUnknown(s State, id string) []Problem {
 	return []Problem{{Property: NoPhantom, Event: id, Detail: "claimed an event no committed transaction wrote"}}
 }
 
-// ClaimUnknown records a claim whose outcome is unknown: every due row may
-// now be held by claimID, or not.
+// ClaimUnknown records a claim under claimID whose outcome is unknown:
+// every due row may now be held by it, or not.
 func ClaimUnknown(s State, claimID string) State {
 	s = s.clone()
 	s.Claims[claimID] = true
