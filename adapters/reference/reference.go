@@ -1,0 +1,224 @@
+// Package reference adapts the reference implementation (impl) to the step
+// contract of package properties. It is a thin translation: every decision
+// is impl's. impl itself never imports properties.
+package reference
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/impl"
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/model"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Subject is impl behind the step contract. Its fields are exported so that
+// mutants (impl/mutants) can embed it and change one behaviour.
+type Subject struct {
+	Env         properties.Env
+	Producer    *impl.Producer
+	Dispatchers []*impl.Dispatcher
+	Consumers   []mutants.Handler
+	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
+	sessions    map[properties.Actor]*impl.Session
+}
+
+// New builds the reference subject and creates its schema.
+func New(ctx context.Context, env properties.Env) (properties.Subject, error) {
+	return Build(ctx, env, mutants.Mutant{})
+}
+
+// Mutated builds subjects that are the reference with mutant m's change.
+func Mutated(m mutants.Mutant) properties.NewSubject {
+	return func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+		return Build(ctx, env, m)
+	}
+}
+
+// Build is New with mutant m's change applied (the zero Mutant changes
+// nothing), returning the concrete type.
+func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject, error) {
+	queries := impl.DefaultQueries()
+	if m.Queries != nil {
+		m.Queries(&queries)
+	}
+	s := &Subject{Env: env, sessions: map[properties.Actor]*impl.Session{}}
+	ids := impl.IDFunc(env.NewID)
+	open := func(a properties.Actor) (*impl.Session, error) {
+		sess, err := impl.NewSession(env.ConnString(a))
+		s.sessions[a] = sess
+		return sess, err
+	}
+	var err error
+	var sess *impl.Session
+	if sess, err = open(properties.Actor{Role: properties.Producer}); err != nil {
+		return nil, err
+	}
+	s.Producer = &impl.Producer{Session: sess, IDs: ids}
+	for i := range env.Dispatchers {
+		if sess, err = open(properties.Actor{Role: properties.Dispatcher, N: i}); err != nil {
+			return nil, err
+		}
+		store := &impl.Store{Session: sess, Queries: queries}
+		s.Dispatchers = append(s.Dispatchers, &impl.Dispatcher{Store: store, IDs: ids, Policy: policyOf(env.Policy)})
+	}
+	for i := range env.Consumers {
+		if sess, err = open(properties.Actor{Role: properties.Consumer, N: i}); err != nil {
+			return nil, err
+		}
+		var h mutants.Handler = &impl.Consumer{Session: sess}
+		if m.Consumer != nil {
+			h = m.Consumer(sess)
+		}
+		s.Consumers = append(s.Consumers, h)
+	}
+	if sess, err = open(properties.Actor{Role: properties.Operator}); err != nil {
+		return nil, err
+	}
+	s.Admin = &impl.Store{Session: sess, Queries: queries}
+	conn, err := sess.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, impl.Migrate(ctx, conn)
+}
+
+func policyOf(p model.Policy) impl.Policy {
+	return impl.Policy{Lease: p.Lease, MaxAttempts: p.MaxAttempts, BackoffBase: p.BackoffBase, BackoffCap: p.BackoffCap}
+}
+
+func (s *Subject) Reset(ctx context.Context) error {
+	conn, err := s.Admin.Session.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return impl.Reset(ctx, conn)
+}
+
+func (s *Subject) Commit(ctx context.Context, p properties.Payment, now time.Time) (string, error) {
+	return s.Producer.CreatePayment(ctx, payment(p), now)
+}
+
+func (s *Subject) Rollback(ctx context.Context, p properties.Payment, now time.Time) error {
+	return s.Producer.AbandonPayment(ctx, payment(p), now)
+}
+
+func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+	disp := s.Dispatchers[d]
+	got, err := disp.Store.Claim(ctx, now, disp.Policy.Lease, limit, disp.IDs.NewID())
+	out := make([]properties.Claimed, len(got))
+	for i, c := range got {
+		out[i] = FromImpl(c)
+	}
+	return out, err
+}
+
+func (s *Subject) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
+	disp := *s.Dispatchers[d]
+	disp.Publisher = publisher{pub}
+	return disp.Publish(ctx, ToImpl(c))
+}
+
+func (s *Subject) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+	return s.at(d, now).MarkPublished(ctx, ToImpl(c))
+}
+
+func (s *Subject) MarkFailed(ctx context.Context, d int, c properties.Claimed, now time.Time, cause error) (bool, error) {
+	return s.at(d, now).MarkFailed(ctx, ToImpl(c), cause)
+}
+
+// at is dispatcher d reading the harness's time now.
+func (s *Subject) at(d int, now time.Time) *impl.Dispatcher {
+	disp := *s.Dispatchers[d]
+	disp.Clock = impl.ClockFunc(func() time.Time { return now })
+	return &disp
+}
+
+func (s *Subject) NextAttemptAt(ctx context.Context) (time.Time, bool, error) {
+	return s.Admin.NextAttemptAt(ctx)
+}
+
+func (s *Subject) Redrive(ctx context.Context, id string, now time.Time) (bool, error) {
+	return s.Admin.Redrive(ctx, id, now)
+}
+
+func (s *Subject) Cleanup(ctx context.Context, now time.Time, retention time.Duration) (int, error) {
+	return s.Admin.Cleanup(ctx, now, retention)
+}
+
+func (s *Subject) Stats(ctx context.Context, now time.Time) (properties.Stats, error) {
+	st, err := s.Admin.Stats(ctx, now)
+	return properties.Stats{Pending: st.Pending, OldestPendingAge: st.OldestPendingAge, Failed: st.Failed, Dead: st.Dead}, err
+}
+
+func (s *Subject) Handle(ctx context.Context, c int, m properties.Message, fp properties.Failpoints) error {
+	return s.Consumers[c].Handle(ctx, impl.Message(m), Failpoints(fp))
+}
+
+// Failpoints converts the harness's failpoints to impl's.
+func Failpoints(fp properties.Failpoints) impl.Failpoints {
+	if fp == nil {
+		return nil
+	}
+	return func(p impl.Failpoint) error { return fp(properties.Failpoint(p)) }
+}
+
+func (s *Subject) Rows(ctx context.Context) ([]properties.Row, error) {
+	rows, err := s.Admin.Rows(ctx)
+	out := make([]properties.Row, len(rows))
+	for i, r := range rows {
+		out[i] = properties.Row{ID: r.ID, AggregateID: r.AggregateID, Payload: r.Payload, Status: string(r.Status),
+			Attempts: r.Attempts, ClaimID: r.ClaimID, ClaimExpiresAt: r.ClaimExpiresAt,
+			AvailableAt: r.AvailableAt, CreatedAt: r.CreatedAt, PublishedAt: r.PublishedAt}
+	}
+	return out, err
+}
+
+func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
+	c := impl.Consumer{Session: s.Admin.Session}
+	effects, err := c.Effects(ctx)
+	out := map[string]int{}
+	for _, e := range effects {
+		out[e.EventID]++
+	}
+	return out, err
+}
+
+func (s *Subject) Crash(a properties.Actor) {
+	if sess := s.sessions[a]; sess != nil {
+		sess.Cut()
+	}
+}
+
+func (s *Subject) Indeterminate(err error) bool { return impl.IsIndeterminate(err) }
+
+func (s *Subject) Close() error {
+	var errs []error
+	for _, sess := range s.sessions {
+		errs = append(errs, sess.Close(context.Background()))
+	}
+	return errors.Join(errs...)
+}
+
+type publisher struct{ p properties.Publisher }
+
+func (p publisher) Publish(ctx context.Context, m impl.Message) error {
+	return p.p.Publish(ctx, properties.Message(m))
+}
+
+func payment(p properties.Payment) impl.Payment {
+	return impl.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
+}
+
+// FromImpl and ToImpl convert a claimed event between the two packages.
+func FromImpl(c impl.Claimed) properties.Claimed {
+	return properties.Claimed{ID: c.ID, AggregateID: c.AggregateID, EventType: c.EventType, Sequence: c.Sequence,
+		Payload: c.Payload, CreatedAt: c.CreatedAt, Attempts: c.Attempts, ClaimID: c.ClaimID}
+}
+
+func ToImpl(c properties.Claimed) impl.Claimed {
+	return impl.Claimed{ID: c.ID, AggregateID: c.AggregateID, EventType: c.EventType, Sequence: c.Sequence,
+		Payload: c.Payload, CreatedAt: c.CreatedAt, Attempts: c.Attempts, ClaimID: c.ClaimID}
+}

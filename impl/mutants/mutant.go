@@ -1,0 +1,49 @@
+// Package mutants holds known-bad variants of the reference outbox, each
+// one deliberate change copying a real-world bug (DESIGN §11). The harness
+// must kill every one, with the property that names its bug.
+//
+// A mutant changes one query, or replaces the consumer; everything else is
+// the reference implementation. A new mutant is one file plus one line in
+// All.
+package mutants
+
+import (
+	"context"
+
+	"github.com/outboxcheck/outboxcheck/impl"
+)
+
+// Handler is a consumer: what impl.Consumer does.
+type Handler interface {
+	Handle(ctx context.Context, msg impl.Message, fp impl.Failpoints) error
+}
+
+// Mutant is one deliberate bug.
+type Mutant struct {
+	Name string
+	// Bug says which real-world failure it copies.
+	Bug string
+	// Kills is the property that must catch it.
+	Kills string
+	// Queries, if set, edits the store's SQL.
+	Queries func(*impl.Queries)
+	// Consumer, if set, replaces the consumer.
+	Consumer func(*impl.Session) Handler
+}
+
+// All is the catalog, in a stable order.
+var All = []Mutant{
+	MarkPublishedNoFence,
+	ClaimNoReclaim,
+	ConsumerSplitTx,
+}
+
+// ByName finds a mutant; ok is false for an unknown name.
+func ByName(name string) (Mutant, bool) {
+	for _, m := range All {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mutant{}, false
+}

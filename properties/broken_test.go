@@ -1,0 +1,38 @@
+package properties_test
+
+import (
+	"testing"
+
+	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Every broken subject must fail, with the property that names its bug,
+// shrunk to a short counterexample.
+func TestBrokenSubjectsAreCaught(t *testing.T) {
+	for _, m := range mutants.All {
+		t.Run(m.Name, func(t *testing.T) {
+			db := pgtest.Database(t)
+			c := runCaptured(t, func(c *capture) {
+				properties.Run(c, reference.Mutated(m), properties.Options{DatabaseURL: db.URL})
+			})
+			out := c.out.String()
+			if !c.Failed() {
+				t.Fatalf("mutant %s survived: %s", m.Name, m.Bug)
+			}
+			prop, steps := verdict(out)
+			if prop != m.Kills {
+				t.Fatalf("mutant %s failed with %q, want %q:\n%s", m.Name, prop, m.Kills, out)
+			}
+			t.Logf("killed by %s, counterexample of %d steps", prop, steps)
+			if testing.Verbose() {
+				t.Log(out)
+			}
+			if steps > 20 {
+				t.Errorf("counterexample of %d steps is not short:\n%s", steps, out)
+			}
+		})
+	}
+}

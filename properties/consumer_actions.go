@@ -1,0 +1,82 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"pgregory.net/rapid"
+
+	"github.com/outboxcheck/outboxcheck/model"
+)
+
+var errCrash = errors.New("consumer crashed at failpoint")
+
+// pickMessage draws any message the broker carries: duplicates and
+// reordering are allowed.
+func (m *machine) pickMessage(t *rapid.T) int {
+	if len(m.broker.Log) == 0 {
+		t.Skip("broker is empty")
+	}
+	return rapid.IntRange(0, len(m.broker.Log)-1).Draw(t, "message")
+}
+
+// Deliver hands a message to a consumer.
+func (m *machine) Deliver(t *rapid.T) {
+	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
+	m.deliver(c, m.pickMessage(t), "")
+}
+
+// CrashConsumer delivers a message to a consumer that dies before its
+// commit, or after it and before the acknowledgement.
+func (m *machine) CrashConsumer(t *rapid.T) {
+	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
+	i := m.pickMessage(t)
+	at := rapid.SampledFrom([]Failpoint{BeforeCommit, AfterCommit}).Draw(t, "where")
+	m.deliver(c, i, at)
+}
+
+func (m *machine) deliver(c, i int, crashAt Failpoint) {
+	msg := m.broker.Log[i]
+	a := Actor{Role: Consumer, N: c}
+	action := "Deliver"
+	if crashAt != "" {
+		action = "CrashConsumer"
+	}
+	e := m.record(action, a, fmt.Sprintf("message #%d %s%s", i+1, msg.ID, suffix(crashAt)))
+	hit := Failpoint("")
+	fp := func(p Failpoint) error {
+		if p != crashAt {
+			return nil
+		}
+		hit = p
+		m.subj.Crash(a)
+		return errCrash
+	}
+	err := m.do(func(ctx context.Context) error { return m.subj.Handle(ctx, c, msg, fp) })
+	e.Result = result(err, "acknowledged")
+	var d model.Delivery
+	switch {
+	case err == nil:
+		d = model.Acked
+	case hit == BeforeCommit:
+		d = model.CrashedBefore
+	case hit == AfterCommit:
+		d = model.CrashedAfter
+	case m.subj.Indeterminate(err):
+		d = model.DeliveryUnknown
+	default:
+		d = model.DeliveryRejected
+	}
+	if crashAt != "" && hit == "" && err == nil {
+		e.Result += " (failpoint " + string(crashAt) + " never reached)"
+	}
+	m.m = model.Deliver(m.m, i, d)
+}
+
+func suffix(p Failpoint) string {
+	if p == "" {
+		return ""
+	}
+	return ", crash " + string(p)
+}

@@ -1,0 +1,52 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Entry is one recorded action: who did what with which inputs, what came
+// back, and what the model expected. Clock is the harness's time, never
+// the wall clock, so histories of one seed are identical.
+type Entry struct {
+	Step   int
+	Clock  time.Time
+	Action string
+	Actor  string
+	Input  string
+	Result string
+	Expect string
+}
+
+func (e Entry) String() string {
+	s := fmt.Sprintf("%3d  %s  %-14s %-12s %s", e.Step, e.Clock.Format("15:04:05.000"), e.Action, e.Actor, e.Input)
+	if e.Result != "" {
+		s += " → " + e.Result
+	}
+	if e.Expect != "" {
+		s += "  (model: " + e.Expect + ")"
+	}
+	return s
+}
+
+// History is the record of one check.
+type History struct {
+	Entries []Entry
+}
+
+func (h *History) add(e Entry) *Entry {
+	e.Step = len(h.Entries) + 1
+	h.Entries = append(h.Entries, e)
+	return &h.Entries[len(h.Entries)-1]
+}
+
+// Story renders the history as numbered lines.
+func (h *History) Story() string {
+	var b strings.Builder
+	for _, e := range h.Entries {
+		b.WriteString(e.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

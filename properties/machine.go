@@ -1,0 +1,269 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/outboxcheck/outboxcheck/model"
+)
+
+// pubState is where a held claim is in publish → mark.
+type pubState uint8
+
+const (
+	unpublished pubState = iota
+	acked                // the broker acknowledged: MarkPublished is next
+	refused              // the broker refused: MarkFailed is next
+)
+
+// held is a claim in a dispatcher's memory.
+type held struct {
+	c     Claimed
+	state pubState
+}
+
+// machine is one check: a subject, the model it must agree with, the
+// broker, the dispatchers' memories and the history.
+type machine struct {
+	ctx     context.Context
+	opts    Options
+	subj    Subject
+	m       model.State
+	broker  *Broker
+	held    [][]held
+	crashed []bool
+	hist    *History
+	pays    int
+
+	afterCleanup bool
+}
+
+func newMachine(ctx context.Context, opts Options, subj Subject, start time.Time) *machine {
+	return &machine{ctx: ctx, opts: opts, subj: subj, m: model.New(start, opts.Policy),
+		broker: &Broker{}, held: make([][]held, opts.Dispatchers),
+		crashed: make([]bool, opts.Dispatchers), hist: &History{}}
+}
+
+// do runs one subject call under the per-call deadline.
+func (m *machine) do(fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+func (m *machine) outcome(err error) model.Outcome {
+	switch {
+	case err == nil:
+		return model.Done
+	case m.subj.Indeterminate(err):
+		return model.Unknown
+	}
+	return model.NotDone
+}
+
+func (m *machine) record(action string, a Actor, input string) *Entry {
+	return m.hist.add(Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
+}
+
+// report fails the check on the first problem, most specific property first.
+func (m *machine) report(t *rapid.T, ps []model.Problem) {
+	if p, ok := model.First(ps); ok {
+		t.Fatalf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
+	}
+}
+
+// infra fails the check as an infrastructure error: never a property.
+func (m *machine) infra(t *rapid.T, what string, err error) {
+	t.Fatalf("infrastructure error: %s: %v", what, err)
+}
+
+func result(err error, ok string) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return ok
+}
+
+func (m *machine) pickDispatcher(t *rapid.T) int {
+	d := rapid.IntRange(0, m.opts.Dispatchers-1).Draw(t, "dispatcher")
+	if m.crashed[d] {
+		t.Skip("dispatcher is down")
+	}
+	return d
+}
+
+// Commit runs a producer transaction for a new payment.
+func (m *machine) Commit(t *rapid.T) {
+	p := m.newPayment()
+	e := m.record("Commit", Actor{Role: Producer}, p.ID)
+	var id string
+	err := m.do(func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
+	e.Result = result(err, "event "+id)
+	var ps []model.Problem
+	m.m, ps = model.Commit(m.m, p.ID, id, m.outcome(err))
+	m.report(t, ps)
+}
+
+// Rollback runs a producer transaction that writes and then rolls back.
+func (m *machine) Rollback(t *rapid.T) {
+	p := m.newPayment()
+	e := m.record("Rollback", Actor{Role: Producer}, p.ID)
+	err := m.do(func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
+	e.Result = result(err, "rolled back")
+	m.m = model.Rollback(m.m, p.ID)
+}
+
+func (m *machine) newPayment() Payment {
+	m.pays++
+	return Payment{ID: fmt.Sprintf("pay-%d", m.pays), MerchantID: fmt.Sprintf("merchant-%d", m.pays%3), AmountCents: int64(100 * m.pays)}
+}
+
+// Claim has a dispatcher claim up to a few due events.
+func (m *machine) Claim(t *rapid.T) {
+	d := m.pickDispatcher(t)
+	limit := rapid.IntRange(1, m.opts.MaxBatch).Draw(t, "limit")
+	e := m.record("Claim", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("limit %d", limit))
+	var got []Claimed
+	err := m.do(func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
+	var ids []string
+	for _, c := range got {
+		ids = append(ids, fmt.Sprintf("%s(claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
+	}
+	e.Result = result(err, "claimed ["+strings.Join(ids, " ")+"]")
+	switch m.outcome(err) {
+	case model.Unknown:
+		m.m = model.ClaimUnknown(m.m, "unknown")
+		return
+	case model.NotDone:
+		return
+	}
+	claims := make([]model.Claimed, len(got))
+	for i, c := range got {
+		claims[i] = model.Claimed{ID: c.ID, Attempts: c.Attempts, ClaimID: c.ClaimID}
+	}
+	var ps []model.Problem
+	m.m, ps = model.Claim(m.m, limit, claims)
+	m.report(t, ps)
+	for _, c := range got {
+		m.hold(d, c)
+	}
+}
+
+// hold puts c in dispatcher d's memory, replacing an older claim of its own.
+func (m *machine) hold(d int, c Claimed) {
+	for i, h := range m.held[d] {
+		if h.c.ID == c.ID {
+			m.held[d][i] = held{c: c}
+			return
+		}
+	}
+	m.held[d] = append(m.held[d], held{c: c})
+}
+
+// pickHeld draws a claim in the given state from any dispatcher that is up.
+func (m *machine) pickHeld(t *rapid.T, st pubState) (d, i int) {
+	type ref struct{ d, i int }
+	var refs []ref
+	for d := range m.held {
+		for i, h := range m.held[d] {
+			if h.state == st && !m.crashed[d] {
+				refs = append(refs, ref{d, i})
+			}
+		}
+	}
+	if len(refs) == 0 {
+		t.Skip("no such claim held")
+	}
+	r := refs[rapid.IntRange(0, len(refs)-1).Draw(t, "claim")]
+	return r.d, r.i
+}
+
+// Publish has a dispatcher publish one claimed event; rapid decides whether
+// the broker accepts it.
+func (m *machine) Publish(t *rapid.T) {
+	d, i := m.pickHeld(t, unpublished)
+	h := &m.held[d][i]
+	m.broker.refuse = rapid.IntRange(0, 3).Draw(t, "broker refuses") == 0
+	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
+	before := len(m.broker.Log)
+	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
+	m.broker.refuse = false
+	e.Result = result(err, "acknowledged")
+	var ps []model.Problem
+	for _, msg := range m.broker.Log[before:] {
+		var p []model.Problem
+		m.m, p = model.Publish(m.m, msg.ID, string(msg.Payload))
+		ps = append(ps, p...)
+	}
+	m.report(t, ps)
+	if err != nil {
+		h.state = refused
+	} else {
+		h.state = acked
+	}
+}
+
+// MarkPublished has a dispatcher record an acknowledged publish.
+func (m *machine) MarkPublished(t *rapid.T) {
+	d, i := m.pickHeld(t, acked)
+	c := m.held[d][i].c
+	e := m.record("MarkPublished", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", c.ID, c.ClaimID))
+	var changed bool
+	err := m.do(func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, d, c, m.m.Now); return })
+	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	m.drop(d, i)
+	var ps []model.Problem
+	m.m, ps = model.MarkPublished(m.m, c.ID, c.ClaimID, changed, m.outcome(err))
+	m.report(t, ps)
+}
+
+// MarkFailed has a dispatcher record a refused publish.
+func (m *machine) MarkFailed(t *rapid.T) {
+	d, i := m.pickHeld(t, refused)
+	c := m.held[d][i].c
+	e := m.record("MarkFailed", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
+	var changed bool
+	err := m.do(func(ctx context.Context) (err error) {
+		changed, err = m.subj.MarkFailed(ctx, d, c, m.m.Now, ErrRefused)
+		return
+	})
+	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	m.drop(d, i)
+	var ps []model.Problem
+	m.m, ps = model.MarkFailed(m.m, c.ID, c.ClaimID, c.Attempts, changed, m.outcome(err))
+	m.report(t, ps)
+}
+
+func (m *machine) drop(d, i int) {
+	m.held[d] = append(m.held[d][:i:i], m.held[d][i+1:]...)
+}
+
+// AdvanceClock moves the harness's time, around the edges or freely.
+func (m *machine) AdvanceClock(t *rapid.T) {
+	dt := drawAdvance(t, m.m)
+	m.record("AdvanceClock", Actor{Role: Operator}, "+"+dt.String())
+	m.m = model.AdvanceClock(m.m, dt)
+}
+
+// CrashDispatcher kills a dispatcher: its session is cut and its memory of
+// claims is gone.
+func (m *machine) CrashDispatcher(t *rapid.T) {
+	d := m.pickDispatcher(t)
+	m.record("CrashDispatcher", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
+	m.subj.Crash(Actor{Role: Dispatcher, N: d})
+	m.held[d], m.crashed[d] = nil, true
+}
+
+// RestartDispatcher brings a crashed dispatcher back with an empty memory.
+func (m *machine) RestartDispatcher(t *rapid.T) {
+	d := rapid.IntRange(0, m.opts.Dispatchers-1).Draw(t, "dispatcher")
+	if !m.crashed[d] {
+		t.Skip("dispatcher is up")
+	}
+	m.record("Restart", Actor{Role: Dispatcher, N: d}, "")
+	m.crashed[d] = false
+}

@@ -1,0 +1,137 @@
+// Package properties checks an outbox + inbox Subject against the pure
+// model: a rapid state machine drives it one action at a time on the
+// harness's clock, checks the safety properties of DESIGN §7 after every
+// action, then drains and checks liveness, recording a history that
+// reports and replays are built from.
+package properties
+
+import (
+	"context"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/model"
+)
+
+// Payment is the business input of one producer transaction.
+type Payment struct {
+	ID          string
+	MerchantID  string
+	AmountCents int64
+}
+
+// Claimed is an event a dispatcher holds under a claim.
+type Claimed struct {
+	ID          string
+	AggregateID string
+	EventType   string
+	Sequence    int64
+	Payload     []byte
+	CreatedAt   time.Time
+	Attempts    int
+	ClaimID     string
+}
+
+// Message is what a dispatcher hands the broker and a consumer receives.
+type Message struct {
+	ID          string
+	Type        string
+	AggregateID string
+	Sequence    int64
+	OccurredAt  time.Time
+	Payload     []byte
+}
+
+// Publisher is the harness-owned broker as a dispatcher sees it. A nil
+// error is the broker's acknowledgement.
+type Publisher interface {
+	Publish(ctx context.Context, m Message) error
+}
+
+// Failpoint names where the harness may stop a consumer.
+type Failpoint string
+
+const (
+	BeforeCommit Failpoint = "before-commit"
+	AfterCommit  Failpoint = "after-commit" // committed, not yet acknowledged
+)
+
+// Failpoints is called by a consumer at each Failpoint; a non-nil error
+// means "you crashed here": return it at once.
+type Failpoints func(Failpoint) error
+
+// Row is one outbox row read back for comparison; NULL times are zero.
+type Row struct {
+	ID             string
+	AggregateID    string
+	Payload        []byte
+	Status         string
+	Attempts       int
+	ClaimID        string
+	ClaimExpiresAt time.Time
+	AvailableAt    time.Time
+	CreatedAt      time.Time
+	PublishedAt    time.Time
+}
+
+// Stats are an operator's counts (see model.Stats).
+type Stats = model.Stats
+
+// Subject is the step contract (DESIGN §4): every operation of an outbox +
+// inbox as one call, with time as a parameter. Dispatcher and consumer
+// numbers name actors, each with its own database session. The harness
+// calls one method at a time, each under a deadline.
+type Subject interface {
+	// Reset deletes every row the subject keeps, before each check.
+	Reset(ctx context.Context) error
+
+	// Commit writes the payment and its outbox event in one transaction
+	// and returns the event_id.
+	Commit(ctx context.Context, p Payment, now time.Time) (string, error)
+	// Rollback writes the payment and its event, then rolls back.
+	Rollback(ctx context.Context, p Payment, now time.Time) error
+
+	Claim(ctx context.Context, dispatcher int, now time.Time, limit int) ([]Claimed, error)
+	// Publish hands the claimed event's message to pub.
+	Publish(ctx context.Context, dispatcher int, c Claimed, pub Publisher) error
+	MarkPublished(ctx context.Context, dispatcher int, c Claimed, now time.Time) (bool, error)
+	MarkFailed(ctx context.Context, dispatcher int, c Claimed, now time.Time, cause error) (bool, error)
+	NextAttemptAt(ctx context.Context) (time.Time, bool, error)
+
+	Redrive(ctx context.Context, eventID string, now time.Time) (bool, error)
+	Cleanup(ctx context.Context, now time.Time, retention time.Duration) (int, error)
+	Stats(ctx context.Context, now time.Time) (Stats, error)
+
+	// Handle is consumer c receiving m; a nil error acknowledges it.
+	Handle(ctx context.Context, consumer int, m Message, fp Failpoints) error
+
+	// Rows and Effects read back state: every outbox row, and the number
+	// of business effects per event_id.
+	Rows(ctx context.Context) ([]Row, error)
+	Effects(ctx context.Context) (map[string]int, error)
+
+	// Crash cuts an actor's database session abruptly, as a dying process
+	// would; its next call starts a new session.
+	Crash(a Actor)
+	// Indeterminate reports whether err leaves its operation's effect
+	// unknown (it may have taken effect). Anything else is a definite
+	// failure: it took no effect.
+	Indeterminate(err error) bool
+
+	Close() error
+}
+
+// Env is what a subject is built from.
+type Env struct {
+	// ConnString is the connection string of actor a's own link.
+	ConnString func(a Actor) string
+	// NewID makes ids (event_id, claim_id) deterministically per check;
+	// a subject must take all its ids from here.
+	NewID func() string
+	// Policy is the lease, attempt limit and backoff the subject must use.
+	Policy model.Policy
+	// Dispatchers and Consumers count the actors of each kind.
+	Dispatchers, Consumers int
+}
+
+// NewSubject builds a subject on an empty, migrated-by-it database.
+type NewSubject func(ctx context.Context, env Env) (Subject, error)
