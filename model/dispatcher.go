@@ -104,8 +104,7 @@ func (s State) checkOrder(limit int, got []Claimed) []Problem {
 	for _, g := range s.DueOrder() {
 		for _, id := range g {
 			if taken[id] && len(left) > 0 {
-				return []Problem{{Property: ModelAgreement, Event: id,
-					Detail: fmt.Sprintf("claimed ahead of %s, which is due earlier in (available_at, created_at) order", left[0])}}
+				return []Problem{s.passedOver(left[0], id)}
 			}
 		}
 		for _, id := range g {
@@ -115,6 +114,17 @@ func (s State) checkOrder(limit int, got []Claimed) []Problem {
 		}
 	}
 	return nil
+}
+
+// passedOver names the problem of a full claim that took id while skipped,
+// due earlier, stayed behind. An expired lease passed over is an event at
+// risk of loss: nothing else would ever take it.
+func (s State) passedOver(skipped, id string) Problem {
+	detail := fmt.Sprintf("claimed %s ahead of %s, which is due earlier in (available_at, created_at) order", id, skipped)
+	if s.Rows[skipped].Status == Publishing {
+		return Problem{Property: NoLoss, Event: skipped, Detail: "expired lease passed over: " + detail}
+	}
+	return Problem{Property: ModelAgreement, Event: id, Detail: detail}
 }
 
 // claimable says why r must not be claimed at s.Now, if it must not.

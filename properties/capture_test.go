@@ -63,7 +63,9 @@ func runCaptured(t *testing.T, fn func(c *capture)) *capture {
 }
 
 // setFlag sets a rapid flag for the rest of the test.
-func setFlag(t *testing.T, name, value string) {
+func setFlag(t *testing.T, name, value string) { t.Helper(); setFlagTB(t, name, value) }
+
+func setFlagTB(t testing.TB, name, value string) {
 	t.Helper()
 	f := flag.Lookup(name)
 	old := f.Value.String()

@@ -23,15 +23,16 @@ func (m *machine) pickMessage(t *rapid.T) int {
 
 // Deliver hands a message to a consumer.
 func (m *machine) Deliver(t *rapid.T) {
+	i := m.pickMessage(t)
 	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
-	m.deliver(c, m.pickMessage(t), "")
+	m.deliver(c, i, "")
 }
 
 // CrashConsumer delivers a message to a consumer that dies before its
 // commit, or after it and before the acknowledgement.
 func (m *machine) CrashConsumer(t *rapid.T) {
-	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
 	i := m.pickMessage(t)
+	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
 	at := rapid.SampledFrom([]Failpoint{BeforeCommit, AfterCommit}).Draw(t, "where")
 	m.deliver(c, i, at)
 }

@@ -88,12 +88,19 @@ func result(err error, ok string) string {
 	return ok
 }
 
-func (m *machine) pickDispatcher(t *rapid.T) int {
-	d := rapid.IntRange(0, m.opts.Dispatchers-1).Draw(t, "dispatcher")
-	if m.crashed[d] {
-		t.Skip("dispatcher is down")
+// pickDispatcher draws a dispatcher that is up (crashed: false) or down.
+// Preconditions are checked before any draw, so a skip costs rapid nothing.
+func (m *machine) pickDispatcher(t *rapid.T, crashed bool) int {
+	var ds []int
+	for d, c := range m.crashed {
+		if c == crashed {
+			ds = append(ds, d)
+		}
 	}
-	return d
+	if len(ds) == 0 {
+		t.Skip("no such dispatcher")
+	}
+	return rapid.SampledFrom(ds).Draw(t, "dispatcher")
 }
 
 // Commit runs a producer transaction for a new payment.
@@ -124,7 +131,7 @@ func (m *machine) newPayment() Payment {
 
 // Claim has a dispatcher claim up to a few due events.
 func (m *machine) Claim(t *rapid.T) {
-	d := m.pickDispatcher(t)
+	d := m.pickDispatcher(t, false)
 	limit := rapid.IntRange(1, m.opts.MaxBatch).Draw(t, "limit")
 	e := m.record("Claim", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("limit %d", limit))
 	var got []Claimed
@@ -187,7 +194,7 @@ func (m *machine) pickHeld(t *rapid.T, st pubState) (d, i int) {
 func (m *machine) Publish(t *rapid.T) {
 	d, i := m.pickHeld(t, unpublished)
 	h := &m.held[d][i]
-	m.broker.refuse = rapid.IntRange(0, 3).Draw(t, "broker refuses") == 0
+	m.broker.refuse = rapid.Bool().Draw(t, "broker refuses")
 	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
@@ -252,7 +259,7 @@ func (m *machine) AdvanceClock(t *rapid.T) {
 // CrashDispatcher kills a dispatcher: its session is cut and its memory of
 // claims is gone.
 func (m *machine) CrashDispatcher(t *rapid.T) {
-	d := m.pickDispatcher(t)
+	d := m.pickDispatcher(t, false)
 	m.record("CrashDispatcher", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
 	m.subj.Crash(Actor{Role: Dispatcher, N: d})
 	m.held[d], m.crashed[d] = nil, true
@@ -260,10 +267,7 @@ func (m *machine) CrashDispatcher(t *rapid.T) {
 
 // RestartDispatcher brings a crashed dispatcher back with an empty memory.
 func (m *machine) RestartDispatcher(t *rapid.T) {
-	d := rapid.IntRange(0, m.opts.Dispatchers-1).Draw(t, "dispatcher")
-	if !m.crashed[d] {
-		t.Skip("dispatcher is up")
-	}
+	d := m.pickDispatcher(t, true)
 	m.record("Restart", Actor{Role: Dispatcher, N: d}, "")
 	m.crashed[d] = false
 }

@@ -20,12 +20,12 @@ func (m *machine) Redrive(t *rapid.T) {
 			dead = append(dead, id)
 		}
 	}
+	if len(all) == 0 {
+		t.Skip("no events")
+	}
 	pool := dead
 	if len(pool) == 0 || rapid.IntRange(0, 4).Draw(t, "redrive any") == 0 {
 		pool = all
-	}
-	if len(pool) == 0 {
-		t.Skip("no events")
 	}
 	id := rapid.SampledFrom(sorted(pool)).Draw(t, "event")
 	e := m.record("Redrive", Actor{Role: Operator}, id)
