@@ -32,8 +32,8 @@ type State struct {
 	Now    time.Time
 	Policy Policy
 
-	Rows    map[string]Row   // event_id → the row the model is sure of
-	Maybe   map[string][]Row // event_id → every row an indeterminate op may have left (Status Absent: no row)
+	Rows    map[string]Row       // event_id → the row the model is sure of
+	Maybe   map[string][]Row     // event_id → every row an indeterminate op may have left (Status Absent: no row)
 	Unsure  map[string]time.Time // payment → created_at of a commit whose outcome is unknown and whose event_id was not returned
 	Payload map[string]string    // event_id → payload fixed at creation (first observed)
 	Gone    map[string]Row       // event_id → last state of a row cleanup removed

@@ -84,4 +84,3 @@ func bareOps(b *testing.B, url string, n int) (int, time.Duration) {
 	}
 	return 4 * n, time.Since(start)
 }
-

@@ -21,13 +21,16 @@ type capture struct {
 
 func (c *capture) Errorf(format string, args ...any) { c.fail(fmt.Sprintf(format, args...)) }
 func (c *capture) Error(args ...any)                 { c.fail(fmt.Sprint(args...)) }
-func (c *capture) Fatalf(format string, args ...any) { c.fail(fmt.Sprintf(format, args...)); c.FailNow() }
-func (c *capture) Fatal(args ...any)                 { c.fail(fmt.Sprint(args...)); c.FailNow() }
-func (c *capture) Fail()                             { c.fail("") }
-func (c *capture) FailNow()                          { c.fail(""); panic(stopCapture{}) }
-func (c *capture) Failed() bool                      { c.mu.Lock(); defer c.mu.Unlock(); return c.failed }
-func (c *capture) Logf(format string, args ...any)   { c.log(fmt.Sprintf(format, args...)) }
-func (c *capture) Log(args ...any)                   { c.log(fmt.Sprint(args...)) }
+func (c *capture) Fatalf(format string, args ...any) {
+	c.fail(fmt.Sprintf(format, args...))
+	c.FailNow()
+}
+func (c *capture) Fatal(args ...any)               { c.fail(fmt.Sprint(args...)); c.FailNow() }
+func (c *capture) Fail()                           { c.fail("") }
+func (c *capture) FailNow()                        { c.fail(""); panic(stopCapture{}) }
+func (c *capture) Failed() bool                    { c.mu.Lock(); defer c.mu.Unlock(); return c.failed }
+func (c *capture) Logf(format string, args ...any) { c.log(fmt.Sprintf(format, args...)) }
+func (c *capture) Log(args ...any)                 { c.log(fmt.Sprint(args...)) }
 
 func (c *capture) fail(msg string) {
 	c.mu.Lock()

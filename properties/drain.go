@@ -88,7 +88,10 @@ func (m *machine) Publish0(t *rapid.T) {
 	m.report(t, ps)
 	e = m.record("MarkPublished", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	var changed bool
-	err = m.do(func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, 0, h.c, m.m.Now); return })
+	err = m.do(func(ctx context.Context) (err error) {
+		changed, err = m.subj.MarkPublished(ctx, 0, h.c, m.m.Now)
+		return
+	})
 	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
 	m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, m.outcome(err))
 	m.held[0] = nil
