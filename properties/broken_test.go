@@ -12,6 +12,7 @@ import (
 // Every broken subject must fail, with the property that names its bug,
 // shrunk to a short counterexample.
 func TestBrokenSubjectsAreCaught(t *testing.T) {
+	setFlag(t, "rapid.checks", "500") // a budget, not a cost: the run stops at the first failure
 	for _, m := range mutants.All {
 		t.Run(m.Name, func(t *testing.T) {
 			db := pgtest.Database(t)
