@@ -13,6 +13,9 @@ import (
 // shrunk to a short counterexample.
 func TestBrokenSubjectsAreCaught(t *testing.T) {
 	setFlag(t, "rapid.checks", "500") // a budget, not a cost: the run stops at the first failure
+	if raceEnabled {
+		setFlag(t, "rapid.shrinktime", "90s") // rapid's 30 s buys a third of the shrinking under -race
+	}
 	for _, m := range mutants.All {
 		t.Run(m.Name, func(t *testing.T) {
 			db := pgtest.Database(t)

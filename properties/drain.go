@@ -51,8 +51,7 @@ func (m *machine) passDeadlines() {
 func (m *machine) drainDispatch(t *rapid.T) int {
 	const batch = 1000
 	e := m.record("Claim", Actor{Role: Dispatcher}, fmt.Sprintf("limit %d (drain)", batch))
-	var got []Claimed
-	err := m.do(func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, 0, m.m.Now, batch); return })
+	got, err := m.claim(0, batch)
 	e.Result = result(err, fmt.Sprintf("claimed %d", len(got)))
 	if err != nil {
 		m.infra(t, "drain claim", err)

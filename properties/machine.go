@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,8 @@ type machine struct {
 	crashed []bool
 	hist    *History
 	pays    int
+
+	lastCommit time.Time // harness time of the last producer commit
 
 	afterCleanup bool
 }
@@ -103,8 +106,16 @@ func (m *machine) pickDispatcher(t *rapid.T, crashed bool) int {
 	return rapid.SampledFrom(ds).Draw(t, "dispatcher")
 }
 
-// Commit runs a producer transaction for a new payment.
+// Commit runs a producer transaction for a new payment. Two commits never
+// share an instant: the claim order (available_at, created_at) has no tie
+// breaker, so tied rows would come back in whatever order the table's
+// physical layout gives, and a seed would not replay. The clock ticks 1 µs
+// when needed; the model accepts ties all the same.
 func (m *machine) Commit(t *rapid.T) {
+	if !m.m.Now.After(m.lastCommit) {
+		m.m = model.AdvanceClock(m.m, time.Microsecond)
+	}
+	m.lastCommit = m.m.Now
 	p := m.newPayment()
 	e := m.record("Commit", Actor{Role: Producer}, p.ID)
 	var id string
@@ -134,8 +145,7 @@ func (m *machine) Claim(t *rapid.T) {
 	d := m.pickDispatcher(t, false)
 	limit := rapid.IntRange(1, m.opts.MaxBatch).Draw(t, "limit")
 	e := m.record("Claim", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("limit %d", limit))
-	var got []Claimed
-	err := m.do(func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
+	got, err := m.claim(d, limit)
 	var ids []string
 	for _, c := range got {
 		ids = append(ids, fmt.Sprintf("%s(claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
@@ -158,6 +168,16 @@ func (m *machine) Claim(t *rapid.T) {
 	for _, c := range got {
 		m.hold(d, c)
 	}
+}
+
+// claim runs dispatcher d's claim and sorts what came back by event_id:
+// RETURNING order is the executor's, not a contract, and the dispatchers'
+// memories must not depend on it.
+func (m *machine) claim(d, limit int) ([]Claimed, error) {
+	var got []Claimed
+	err := m.do(func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
+	slices.SortFunc(got, func(a, b Claimed) int { return strings.Compare(a.ID, b.ID) })
+	return got, err
 }
 
 // hold puts c in dispatcher d's memory, replacing an older claim of its own.

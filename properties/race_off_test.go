@@ -1,0 +1,5 @@
+//go:build !race
+
+package properties_test
+
+const raceEnabled = false
