@@ -194,6 +194,25 @@ func (s *localServer) url(db string) string {
 	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/%s?sslmode=disable", s.password, s.port, db)
 }
 
+// crash kills the postmaster and every backend at once (SIGKILL to the
+// process group), then starts the server again on the same port and data
+// directory and waits until crash recovery is done.
+func (s *localServer) crash(ctx context.Context) error {
+	if s.proc == nil || s.proc.Process == nil {
+		return errors.New("postgres is not running")
+	}
+	_ = syscall.Kill(-s.proc.Process.Pid, syscall.SIGKILL)
+	<-s.done
+	var err error
+	for try := 0; try < bindRetries; try++ {
+		if err = s.launch(ctx); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond) // the old sockets may linger an instant
+	}
+	return fmt.Errorf("restart after crash: %w", err)
+}
+
 // stop asks for a fast shutdown, then kills the process group if it lingers.
 func (s *localServer) stop() error {
 	if s.proc == nil || s.proc.Process == nil {

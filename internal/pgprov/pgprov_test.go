@@ -109,3 +109,38 @@ func TestWithDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A crashed server comes back on the same URL with every committed row.
+func TestCrashKeepsCommittedRows(t *testing.T) {
+	if _, err := findBinaries(); err != nil {
+		t.Skip("no local PostgreSQL binaries")
+	}
+	ctx := context.Background()
+	c, err := Start(ctx, Options{NoDocker: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	conn, err := connect(ctx, c.adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE t (x int); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Crash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT 1"); err == nil {
+		t.Fatal("a session survived the crash")
+	}
+	conn, err = connect(ctx, c.adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("after crash: %d rows, %v; want 1", n, err)
+	}
+}

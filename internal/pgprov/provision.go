@@ -112,6 +112,19 @@ func imageFor(opts Options) string {
 // crash and restart it).
 func (c *Cluster) Owned() bool { return c.local != nil }
 
+// ErrNotOwnedServer is returned by Crash when the harness does not own the
+// server process (a URL or a container).
+var ErrNotOwnedServer = errors.New("the harness does not own this PostgreSQL server: database crashes are not applicable")
+
+// Crash SIGKILLs the server and every backend, restarts it on the same port
+// and data, and returns once crash recovery is complete.
+func (c *Cluster) Crash(ctx context.Context) error {
+	if c.local == nil {
+		return ErrNotOwnedServer
+	}
+	return c.local.crash(ctx)
+}
+
 // Close stops what Start started and removes its files. A cluster reached by
 // URL is left running.
 func (c *Cluster) Close() error {

@@ -1,0 +1,128 @@
+package faults
+
+import (
+	"sync"
+	"time"
+
+	"github.com/Shopify/toxiproxy/v2/stream"
+	"github.com/Shopify/toxiproxy/v2/toxics"
+)
+
+// gateType is the toxiproxy toxic type of every fault this package makes.
+const gateType = "outboxcheck_gate"
+
+func init() { toxics.Register(gateType, new(gateToxic)) }
+
+// gate is the shared state of one injected fault: its two toxics (one per
+// direction) count client requests through it and arm together.
+type gate struct {
+	mu       sync.Mutex
+	fault    Fault
+	seen     int  // client chunks seen
+	armed    bool // the fault has struck
+	affected int  // chunks dropped, delayed, or connections cut
+}
+
+// upstream decides the fate of a client chunk.
+func (g *gate) upstream() (pass bool, cut bool, delay time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen++
+	if !g.armed && g.seen > g.fault.After {
+		g.armed = true
+	}
+	if !g.armed {
+		return true, false, 0
+	}
+	switch g.fault.Kind {
+	case Blackhole:
+		g.affected++
+		return false, false, 0
+	case Reset:
+		g.affected++
+		return false, true, 0
+	case Latency:
+		g.affected++
+		return true, false, time.Duration(g.fault.DelayMs) * time.Millisecond
+	}
+	return true, false, 0 // LostReply: the request goes through
+}
+
+// downstream decides the fate of a server chunk: true passes it on; false
+// drops it and closes the connection (LostReply).
+func (g *gate) downstream() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.armed && g.fault.Kind == LostReply {
+		g.affected++
+		return false
+	}
+	return true
+}
+
+func (g *gate) counts() (armed bool, affected int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.armed, g.affected
+}
+
+// gates maps a gate id (carried in the toxic's attributes) to its state.
+var gates sync.Map
+
+// gateToxic is the toxiproxy side of a gate; one per direction.
+type gateToxic struct {
+	ID string `json:"id"`
+	Up bool   `json:"up"` // the client→server direction
+}
+
+func (t *gateToxic) Pipe(stub *toxics.ToxicStub) {
+	v, _ := gates.Load(t.ID)
+	g, _ := v.(*gate)
+	for {
+		select {
+		case <-stub.Interrupt:
+			return
+		case c := <-stub.Input:
+			if c == nil {
+				stub.Close()
+				return
+			}
+			if g == nil {
+				stub.Output <- c
+				continue
+			}
+			if !t.forward(g, stub, c) {
+				return
+			}
+		}
+	}
+}
+
+// forward applies the gate to one chunk; false ends the pipe.
+func (t *gateToxic) forward(g *gate, stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
+	if !t.Up {
+		if g.downstream() {
+			stub.Output <- c
+			return true
+		}
+		stub.Close() // the reply is lost and the connection dies with it
+		return false
+	}
+	pass, cut, delay := g.upstream()
+	if cut {
+		stub.Close()
+		return false
+	}
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-stub.Interrupt:
+			stub.Output <- c // healed mid-delay: deliver, never drop
+			return false
+		}
+	}
+	if pass {
+		stub.Output <- c
+	}
+	return true
+}
