@@ -18,20 +18,23 @@ func init() { toxics.Register(gateType, new(gateToxic)) }
 type gate struct {
 	mu       sync.Mutex
 	fault    Fault
-	seen     int  // client chunks seen
+	requests int  // client requests completed through the link
 	armed    bool // the fault has struck
+	spent    bool // a one-shot fault (Reset, LostReply) has done its harm
 	affected int  // chunks dropped, delayed, or connections cut
 }
 
-// upstream decides the fate of a client chunk.
-func (g *gate) upstream() (pass bool, cut bool, delay time.Duration) {
+// upstream decides the fate of a client chunk that completes n requests
+// (commit: one of them is a COMMIT). The fault arms on the first chunk sent
+// once After requests are done, or with AtCommit on the first COMMIT.
+func (g *gate) upstream(n int, commit bool) (pass bool, cut bool, delay time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.seen++
-	if !g.armed && g.seen > g.fault.After {
+	if !g.armed && (g.fault.AtCommit && commit || !g.fault.AtCommit && g.requests >= g.fault.After) {
 		g.armed = true
 	}
-	if !g.armed {
+	g.requests += n
+	if !g.armed || g.spent {
 		return true, false, 0
 	}
 	switch g.fault.Kind {
@@ -40,6 +43,7 @@ func (g *gate) upstream() (pass bool, cut bool, delay time.Duration) {
 		return false, false, 0
 	case Reset:
 		g.affected++
+		g.spent = true
 		return false, true, 0
 	case Latency:
 		g.affected++
@@ -53,8 +57,9 @@ func (g *gate) upstream() (pass bool, cut bool, delay time.Duration) {
 func (g *gate) downstream() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.armed && g.fault.Kind == LostReply {
+	if g.armed && !g.spent && g.fault.Kind == LostReply {
 		g.affected++
+		g.spent = true
 		return false
 	}
 	return true
@@ -78,6 +83,8 @@ type gateToxic struct {
 func (t *gateToxic) Pipe(stub *toxics.ToxicStub) {
 	v, _ := gates.Load(t.ID)
 	g, _ := v.(*gate)
+	var rc requestCounter // this connection's client messages
+	first := true
 	for {
 		select {
 		case <-stub.Interrupt:
@@ -91,7 +98,12 @@ func (t *gateToxic) Pipe(stub *toxics.ToxicStub) {
 				stub.Output <- c
 				continue
 			}
-			if !t.forward(g, stub, c) {
+			if first && t.Up && isCancelRequest(c.Data) {
+				stub.Close() // swallowed: see isCancelRequest
+				return
+			}
+			first = false
+			if !t.forward(g, &rc, stub, c) {
 				return
 			}
 		}
@@ -99,7 +111,7 @@ func (t *gateToxic) Pipe(stub *toxics.ToxicStub) {
 }
 
 // forward applies the gate to one chunk; false ends the pipe.
-func (t *gateToxic) forward(g *gate, stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
+func (t *gateToxic) forward(g *gate, rc *requestCounter, stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
 	if !t.Up {
 		if g.downstream() {
 			stub.Output <- c
@@ -108,7 +120,9 @@ func (t *gateToxic) forward(g *gate, stub *toxics.ToxicStub, c *stream.StreamChu
 		stub.Close() // the reply is lost and the connection dies with it
 		return false
 	}
-	pass, cut, delay := g.upstream()
+	before := rc.commits
+	n := rc.feed(c.Data)
+	pass, cut, delay := g.upstream(n, rc.commits > before)
 	if cut {
 		stub.Close()
 		return false

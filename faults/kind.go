@@ -15,13 +15,14 @@ const (
 	// reaches the server and nothing comes back.
 	Blackhole Kind = "blackhole"
 	// Reset closes the connection abruptly at the arming request, which
-	// never reaches the server.
+	// never reaches the server. It strikes once; reconnecting works.
 	Reset Kind = "reset"
 	// Latency delays every request from the arming one on.
 	Latency Kind = "latency"
 	// LostReply lets the arming request reach the server, drops its reply
 	// and closes the connection: the ambiguous commit, which pgx reports as
-	// a closed connection that looks safe to retry (FIELD-NOTES).
+	// a closed connection that looks safe to retry (FIELD-NOTES). It
+	// strikes once; reconnecting works.
 	LostReply Kind = "lost-reply"
 )
 
@@ -29,9 +30,13 @@ const (
 var All = []Kind{Blackhole, Reset, Latency, LostReply}
 
 // Fault is one injection on one link: its kind, how many client requests
-// (TCP chunks) pass untouched before it arms, and the delay for Latency.
+// (protocol round trips: startup, authentication, Query, Sync) pass
+// untouched before it arms, and the delay for Latency.
 type Fault struct {
 	Kind    Kind
 	After   int
 	DelayMs int
+	// AtCommit arms the fault on the next COMMIT instead of after After
+	// requests: the request that makes a transaction's outcome ambiguous.
+	AtCommit bool
 }

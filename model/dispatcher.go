@@ -153,11 +153,15 @@ func claimOfUnknown(s State, id string) []Problem {
 	return []Problem{{Property: NoPhantom, Event: id, Detail: "claimed an event no committed transaction wrote"}}
 }
 
-// ClaimUnknown records a claim under claimID whose outcome is unknown:
-// every due row may now be held by it, or not.
-func ClaimUnknown(s State, claimID string) State {
+// AnyClaim stands for a claim_id the model never saw: the one a claim
+// whose reply was lost took rows under.
+const AnyClaim = "*"
+
+// ClaimUnknown records a claim whose outcome is unknown: every due row may
+// now be held by it (under a claim_id nobody saw), or not.
+func ClaimUnknown(s State) State {
 	s = s.clone()
-	s.Claims[claimID] = true
+	claimID := AnyClaim
 	for _, id := range ids(s.Rows) {
 		r := s.Rows[id]
 		if !s.Due(r) {
@@ -283,7 +287,7 @@ func stamp(t time.Time) string {
 	if t.IsZero() {
 		return "NULL"
 	}
-	return t.Format("15:04:05.000")
+	return t.Format("Jan 2 15:04:05.000")
 }
 
 func orNone(s string) string {

@@ -236,6 +236,10 @@ func TestUnknownCommitIsResolvedByObservation(t *testing.T) {
 	wrong := row
 	wrong.Attempts = 5
 	_, ps = Observe(s, Observed{Rows: map[string]Row{"e": wrong}}, false)
+	wantProblem(t, ps, Backoff) // attempts drive the backoff
+	wrong = row
+	wrong.CreatedAt = t0.Add(time.Hour)
+	_, ps = Observe(s, Observed{Rows: map[string]Row{"e": wrong}}, false)
 	wantProblem(t, ps, ModelAgreement)
 }
 
@@ -318,4 +322,27 @@ func TestStepsArePure(t *testing.T) {
 	if s.Rows["e"] != before || !s.Now.Equal(t0) || len(s.Broker) != 0 || len(s.Claims) != 0 {
 		t.Fatal("a step mutated its input state")
 	}
+}
+
+// A claim whose reply was lost may have taken due rows under a claim_id
+// nobody saw: either outcome is accepted, and a reused claim_id is not.
+func TestUnknownClaimIsResolvedByObservation(t *testing.T) {
+	s := committed(t, New(t0, SeedPolicy()), "p", "e")
+	s, _ = claim(t, s, "old", 1, Claimed{ID: "e", Attempts: 1})
+	s = AdvanceClock(s, time.Minute)
+	before := s.Rows["e"]
+	u := ClaimUnknown(s)
+	taken := before
+	taken.Attempts, taken.ClaimID, taken.ClaimExpiresAt = 2, "fresh", s.Now.Add(time.Minute)
+	for _, r := range []Row{before, taken} {
+		got, ps := Observe(u, Observed{Rows: map[string]Row{"e": r}}, false)
+		wantNone(t, ps)
+		if got.Rows["e"].ClaimID != r.ClaimID {
+			t.Fatalf("adopted claim %q, want %q", got.Rows["e"].ClaimID, r.ClaimID)
+		}
+	}
+	reused := taken
+	reused.ClaimID = "old"
+	_, ps := Observe(u, Observed{Rows: map[string]Row{"e": reused}}, false)
+	wantProblem(t, ps, ModelAgreement)
 }

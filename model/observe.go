@@ -65,20 +65,24 @@ func (s *State) resolveMaybe(o Observed) []Problem {
 		cands := s.Maybe[id]
 		match := false
 		for _, c := range cands {
-			if sameRow(c, got) {
+			if s.sameRow(c, got) {
 				match = true
 			}
 		}
 		delete(s.Maybe, id)
 		switch {
 		case !match:
-			ps = append(ps, Problem{Property: ModelAgreement, Event: id,
-				Detail: fmt.Sprintf("after an unknown outcome the row is %s, which no outcome explains", describe(got))})
+			p := classify(cands[len(cands)-1], got)
+			p.Detail = "after an unknown outcome, which no outcome explains: " + p.Detail
+			ps = append(ps, p)
 			if present {
 				s.Rows[id] = got
 			}
 		case present:
 			s.Rows[id] = got
+			if got.ClaimID != "" {
+				s.Claims[got.ClaimID] = true
+			}
 		case cands[0].Status == Published: // an unknown cleanup did delete it
 			s.Gone[id] = cands[0]
 		}
@@ -99,18 +103,24 @@ func (s *State) compareRow(id string, o Observed, afterCleanup bool) []Problem {
 		}
 		return []Problem{{Property: NoLoss, Event: id, Detail: fmt.Sprintf("the committed %s row vanished", want.Status)}}
 	}
-	if sameRow(want, got) {
+	if s.sameRow(want, got) {
 		return nil
 	}
 	s.Rows[id] = got // continue from what is there, so one fault is reported once
+	return []Problem{classify(want, got)}
+}
+
+// classify names the property a row that should be want but is got breaks.
+func classify(want, got Row) Problem {
+	detail := fmt.Sprintf("row is %s, want %s", describe(got), describe(want))
 	switch {
 	case want.Status == Published && got.Status != Published:
-		return []Problem{{Property: Fencing, Event: id, Detail: "a PUBLISHED row reverted to " + got.Status.String()}}
+		return Problem{Property: Fencing, Event: want.ID, Detail: "a PUBLISHED row reverted: " + detail}
 	case want.Attempts != got.Attempts || !want.AvailableAt.Equal(got.AvailableAt) ||
 		(want.Status != got.Status && (want.Status == Dead || got.Status == Dead || got.Status == Failed)):
-		return []Problem{{Property: Backoff, Event: id, Detail: fmt.Sprintf("row is %s, want %s", describe(got), describe(want))}}
+		return Problem{Property: Backoff, Event: want.ID, Detail: detail}
 	}
-	return []Problem{{Property: ModelAgreement, Event: id, Detail: fmt.Sprintf("row is %s, want %s", describe(got), describe(want))}}
+	return Problem{Property: ModelAgreement, Event: want.ID, Detail: detail}
 }
 
 // strangerRow judges a row the model never expected.
@@ -118,6 +128,13 @@ func (s *State) strangerRow(r Row) Problem {
 	if s.Aborted[r.AggregateID] {
 		return Problem{Property: NoPhantom, Event: r.ID,
 			Detail: fmt.Sprintf("row of payment %s exists although its transaction rolled back", r.AggregateID)}
+	}
+	for _, id := range ids(s.Rows) {
+		if s.Rows[id].AggregateID == r.AggregateID {
+			s.Rows[r.ID] = r
+			return Problem{Property: StableID, Event: r.ID, Detail: fmt.Sprintf(
+				"a second event_id for payment %s (event %s already carries it): one business fact under two ids", r.AggregateID, id)}
+		}
 	}
 	s.Rows[r.ID] = r
 	return Problem{Property: ModelAgreement, Event: r.ID, Detail: "a row appeared that no action wrote: " + describe(r)}
@@ -161,9 +178,11 @@ func (s *State) compareEffects(o Observed) []Problem {
 	return ps
 }
 
-// sameRow compares every column the model tracks.
-func sameRow(a, b Row) bool {
-	return a.Status == b.Status && a.Attempts == b.Attempts && a.ClaimID == b.ClaimID &&
+// sameRow compares every column the model tracks. AnyClaim in a matches
+// any claim_id not handed out before.
+func (s State) sameRow(a, b Row) bool {
+	claim := a.ClaimID == b.ClaimID || (a.ClaimID == AnyClaim && b.ClaimID != "" && !s.Claims[b.ClaimID])
+	return a.Status == b.Status && a.Attempts == b.Attempts && claim &&
 		a.ClaimExpiresAt.Equal(b.ClaimExpiresAt) && a.AvailableAt.Equal(b.AvailableAt) &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.PublishedAt.Equal(b.PublishedAt) &&
 		(a.Status == Absent || a.AggregateID == b.AggregateID)

@@ -18,9 +18,12 @@ func TestBrokenSubjectsAreCaught(t *testing.T) {
 	}
 	for _, m := range mutants.All {
 		t.Run(m.Name, func(t *testing.T) {
-			db := pgtest.Database(t)
+			opts := properties.Options{DatabaseURL: pgtest.Database(t).URL}
+			if m.NeedsFaults {
+				opts = faultOptions(t)
+			}
 			c := runCaptured(t, func(c *capture) {
-				properties.Run(c, reference.Mutated(m), properties.Options{DatabaseURL: db.URL})
+				properties.Run(c, reference.Mutated(m), opts)
 			})
 			out := c.out.String()
 			if !c.Failed() {

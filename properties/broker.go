@@ -13,9 +13,15 @@ var ErrRefused = errors.New("broker refused the publish")
 // Whether the next publish is refused is decided by the action before the
 // call, so every choice comes from rapid.
 type Broker struct {
-	Log    []Message
-	refuse bool
+	Log     []Message
+	refuse  bool // refuse the next publish
+	loseAck bool // accept the next publish but lose its acknowledgement
 }
+
+// ErrAckLost is what a dispatcher sees when the broker took the message but
+// the acknowledgement never came back (the seed's "crash after the message
+// arrived").
+var ErrAckLost = errors.New("publish timed out: no acknowledgement from the broker")
 
 // Publish implements Publisher.
 func (b *Broker) Publish(_ context.Context, m Message) error {
@@ -23,5 +29,8 @@ func (b *Broker) Publish(_ context.Context, m Message) error {
 		return ErrRefused
 	}
 	b.Log = append(b.Log, m)
+	if b.loseAck {
+		return ErrAckLost
+	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (m *machine) pickMessage(t *rapid.T) int {
 func (m *machine) Deliver(t *rapid.T) {
 	i := m.pickMessage(t)
 	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
-	m.deliver(c, i, "")
+	m.deliver(t, c, i, "")
 }
 
 // CrashConsumer delivers a message to a consumer that dies before its
@@ -34,10 +34,11 @@ func (m *machine) CrashConsumer(t *rapid.T) {
 	i := m.pickMessage(t)
 	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
 	at := rapid.SampledFrom([]Failpoint{BeforeCommit, AfterCommit}).Draw(t, "where")
-	m.deliver(c, i, at)
+	m.sum.Crashes.ConsumerScheduled++
+	m.deliver(t, c, i, at)
 }
 
-func (m *machine) deliver(c, i int, crashAt Failpoint) {
+func (m *machine) deliver(t *rapid.T, c, i int, crashAt Failpoint) {
 	msg := m.broker.Log[i]
 	a := Actor{Role: Consumer, N: c}
 	action := "Deliver"
@@ -54,7 +55,10 @@ func (m *machine) deliver(c, i int, crashAt Failpoint) {
 		m.subj.Crash(a)
 		return errCrash
 	}
-	err := m.do(func(ctx context.Context) error { return m.subj.Handle(ctx, c, msg, fp) })
+	err := m.call(t, a, func(ctx context.Context) error { return m.subj.Handle(ctx, c, msg, fp) })
+	if hit != "" {
+		m.sum.Crashes.ConsumerReached++
+	}
 	e.Result = result(err, "acknowledged")
 	var d model.Delivery
 	switch {

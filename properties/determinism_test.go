@@ -39,6 +39,30 @@ func TestSameSeedSameHistory(t *testing.T) {
 	}
 }
 
+// Faults keep replay exact too: gates count protocol requests, not TCP
+// chunks, and swallow pgx's asynchronous cancel requests.
+func TestSameSeedSameHistoryUnderFaults(t *testing.T) {
+	opts := faultOptions(t)
+	setFlag(t, "rapid.seed", "777")
+	setFlag(t, "rapid.checks", "20")
+	run := func() []string {
+		var out []string
+		o := opts
+		o.OnCheck = func(h *properties.History) { out = append(out, h.Story()) }
+		properties.Exercise(t, reference.New, o)
+		return out
+	}
+	a, b := run(), run()
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			t.Fatalf("check %d differs between runs of one seed:\n--- first\n%s--- second\n%s", i, a[i], b[i])
+		}
+	}
+	if len(a) != len(b) {
+		t.Fatalf("ran %d and %d checks", len(a), len(b))
+	}
+}
+
 // Every action of the state machine runs in a default run, and the
 // failure paths are reached: a green run is not green because nothing
 // happened.

@@ -19,6 +19,11 @@ const maxDrainRounds = 8
 // nothing is due and every message is acknowledged.
 func (m *machine) drain(t *rapid.T) {
 	m.record("Drain", Actor{Role: Operator}, "restart all, heal, dispatch and deliver until quiet")
+	if m.links.net != nil {
+		for _, a := range m.faultable() {
+			m.heal(t, a)
+		}
+	}
 	for d := range m.held {
 		m.subj.Crash(Actor{Role: Dispatcher, N: d})
 		m.held[d], m.crashed[d] = nil, false
@@ -51,7 +56,7 @@ func (m *machine) passDeadlines() {
 func (m *machine) drainDispatch(t *rapid.T) int {
 	const batch = 1000
 	e := m.record("Claim", Actor{Role: Dispatcher}, fmt.Sprintf("limit %d (drain)", batch))
-	got, err := m.claim(0, batch)
+	got, err := m.claim(t, 0, batch)
 	e.Result = result(err, fmt.Sprintf("claimed %d", len(got)))
 	if err != nil {
 		m.infra(t, "drain claim", err)
@@ -87,7 +92,7 @@ func (m *machine) Publish0(t *rapid.T) {
 	m.report(t, ps)
 	e = m.record("MarkPublished", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	var changed bool
-	err = m.do(func(ctx context.Context) (err error) {
+	err = m.call(t, Actor{Role: Dispatcher}, func(ctx context.Context) (err error) {
 		changed, err = m.subj.MarkPublished(ctx, 0, h.c, m.m.Now)
 		return
 	})
@@ -107,7 +112,7 @@ func (m *machine) drainDeliver(t *rapid.T) int {
 			continue
 		}
 		done[msg.ID] = true
-		m.deliver(0, i, "")
+		m.deliver(t, 0, i, "")
 		n++
 	}
 	return n

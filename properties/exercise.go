@@ -30,6 +30,13 @@ type Options struct {
 	Start time.Time
 	// OnCheck, if set, receives each check's history when it ends.
 	OnCheck func(*History)
+	// Faults turns on the fault actions: network partitions per actor link
+	// (through an embedded toxiproxy), broker faults, crashes mid-request,
+	// and CrashDatabase when it is set.
+	Faults bool
+	// CrashDatabase, if set, SIGKILLs the server and brings it back (see
+	// pgprov.Cluster.Crash). Nil: database crashes are not applicable.
+	CrashDatabase func(context.Context) error
 }
 
 func (o Options) withDefaults() Options {
@@ -48,6 +55,11 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CallTimeout == 0 {
 		o.CallTimeout = 10 * time.Second
+		if o.Faults {
+			// A blackholed call costs this much, and shrinking replays
+			// many: short, but still 20 times what a call takes under -race.
+			o.CallTimeout = 400 * time.Millisecond
+		}
 	}
 	if o.Start.IsZero() {
 		o.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -57,49 +69,130 @@ func (o Options) withDefaults() Options {
 
 // Exercise checks a subject with rapid: each check resets the subject,
 // runs a random sequence of actions with the safety properties after each,
-// drains, and checks liveness. It fails t with the shrunk counterexample.
-func Exercise(t *testing.T, newSubject NewSubject, opts Options) {
+// drains, and checks liveness. It fails t with the shrunk counterexample,
+// and logs the run's summary (checks, fault coverage, what did not apply).
+func Exercise(t *testing.T, newSubject NewSubject, opts Options) Summary {
 	t.Helper()
-	Run(t, newSubject, opts)
+	sum := Run(t, newSubject, opts)
+	t.Logf("outboxcheck: %v", sum)
+	return sum
+}
+
+// runner is one run: what every check of it shares.
+type runner struct {
+	ctx     context.Context
+	opts    Options
+	subj    Subject
+	links   *links
+	harness *harness
+	sum     Summary
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
-func Run(tb rapid.TB, newSubject NewSubject, opts Options) {
+func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 	tb.Helper()
 	opts = opts.withDefaults()
-	if opts.DatabaseURL == "" {
-		tb.Fatalf("infrastructure error: properties: Options.DatabaseURL is required")
-		return
+	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}}}
+	if err := r.open(newSubject); err != nil {
+		r.close()
+		tb.Fatalf("infrastructure error: %v", err)
+		return r.sum
 	}
-	ctx := context.Background()
-	var ids atomic.Uint64
-	env := Env{
-		ConnString:  func(Actor) string { return opts.DatabaseURL },
-		NewID:       func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", ids.Add(1)) },
-		Policy:      opts.Policy,
-		Dispatchers: opts.Dispatchers,
-		Consumers:   opts.Consumers,
-	}
-	setup, cancel := context.WithTimeout(ctx, time.Minute)
-	subj, err := newSubject(setup, env)
-	cancel()
-	if err != nil {
-		tb.Fatalf("infrastructure error: build subject: %v", err)
-		return
-	}
-	defer subj.Close()
+	defer r.close()
 	rapid.Check(tb, func(t *rapid.T) {
-		m := newMachine(ctx, opts, subj, opts.Start)
+		r.sum.Checks++
+		m := newMachine(r)
 		ids.Store(0)
-		if err := m.do(subj.Reset); err != nil {
+		if err := m.do(r.subj.Reset); err != nil {
 			m.infra(t, "reset", err)
 		}
+		m.freshStart(t)
 		if opts.OnCheck != nil {
 			defer func() { opts.OnCheck(m.hist) }()
 		}
 		t.Repeat(m.actions())
 		m.drain(t)
 	})
+	if r.links.net != nil {
+		r.sum.Network = r.links.net.Coverage()
+	}
+	if err := r.leftovers(); err != nil {
+		tb.Errorf("infrastructure error: %v", err)
+	}
+	return r.sum
+}
+
+// ids numbers the ids a subject makes, from 1 in every check.
+var ids atomic.Uint64
+
+func (r *runner) open(newSubject NewSubject) error {
+	var err error
+	if r.links, err = newLinks(r.opts.DatabaseURL, r.opts.Faults); err != nil {
+		return err
+	}
+	r.harness = &harness{url: r.opts.DatabaseURL}
+	if err = r.harness.reconnect(r.ctx); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if r.opts.Faults && r.opts.CrashDatabase == nil {
+		r.sum.NotApplicable["CrashDatabase"] = "the harness does not own the server"
+	}
+	env := Env{
+		ConnString: func(a Actor) string {
+			s, lerr := r.links.connString(a)
+			if lerr != nil {
+				err = lerr
+			}
+			return s
+		},
+		NewID:       func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", ids.Add(1)) },
+		Policy:      r.opts.Policy,
+		Dispatchers: r.opts.Dispatchers,
+		Consumers:   r.opts.Consumers,
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+	defer cancel()
+	subj, serr := newSubject(ctx, env)
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		if subj != nil {
+			subj.Close()
+		}
+		return fmt.Errorf("build subject: %w", err)
+	}
+	r.subj = subj
+	return nil
+}
+
+// leftovers reports sessions a run must not leave behind: any of the
+// subject's sessions idle in a transaction (holding locks) once the run is
+// over.
+func (r *runner) leftovers() error {
+	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+	defer cancel()
+	m := &machine{ctx: ctx, harness: r.harness}
+	n, err := m.sessions(ctx, "state = 'idle in transaction' AND application_name LIKE 'outboxcheck-%'")
+	if err != nil {
+		return fmt.Errorf("check leftovers: %w", err)
+	}
+	if n > 0 {
+		return fmt.Errorf("%d sessions of the subject left idle in a transaction", n)
+	}
+	return nil
+}
+
+func (r *runner) close() {
+	if r.subj != nil {
+		r.subj.Close()
+	}
+	if r.links != nil {
+		r.links.close()
+	}
+	if r.harness != nil {
+		r.harness.close()
+	}
 }
 
 // weights say how often rapid should pick each action relative to the
@@ -108,6 +201,7 @@ var weights = map[string]int{
 	"Commit": 3, "Claim": 3, "Publish": 3, "MarkPublished": 3, "MarkFailed": 2,
 	"AdvanceClock": 3, "Deliver": 2, "CrashDispatcher": 1, "RestartDispatcher": 1,
 	"CrashConsumer": 1, "Rollback": 1, "Redrive": 1, "Cleanup": 1,
+	"Partition": 2, "Heal": 2, "CrashDispatcherMidMark": 1, "CrashDatabase": 1,
 }
 
 // actions lists the state machine's actions; each is its own entry so
@@ -119,6 +213,13 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"MarkPublished": m.MarkPublished, "MarkFailed": m.MarkFailed, "AdvanceClock": m.AdvanceClock,
 		"CrashDispatcher": m.CrashDispatcher, "RestartDispatcher": m.RestartDispatcher,
 		"Deliver": m.Deliver, "CrashConsumer": m.CrashConsumer, "Redrive": m.Redrive, "Cleanup": m.Cleanup,
+	}
+	if m.opts.Faults {
+		byName["Partition"], byName["Heal"] = m.Partition, m.Heal
+		byName["CrashDispatcherMidMark"] = m.CrashDispatcherMidMark
+		if m.opts.CrashDatabase != nil {
+			byName["CrashDatabase"] = m.CrashDatabase
+		}
 	}
 	out := map[string]func(*rapid.T){"": m.Check}
 	for name, fn := range byName {

@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ const (
 type held struct {
 	c     Claimed
 	state pubState
+	cause error // why the publish failed, for MarkFailed
 }
 
 // machine is one check: a subject, the model it must agree with, the
@@ -43,12 +45,27 @@ type machine struct {
 	lastCommit time.Time // harness time of the last producer commit
 
 	afterCleanup bool
+
+	links   *links
+	harness *harness
+	sum     *Summary
 }
 
-func newMachine(ctx context.Context, opts Options, subj Subject, start time.Time) *machine {
-	return &machine{ctx: ctx, opts: opts, subj: subj, m: model.New(start, opts.Policy),
-		broker: &Broker{}, held: make([][]held, opts.Dispatchers),
-		crashed: make([]bool, opts.Dispatchers), hist: &History{}}
+func newMachine(r *runner) *machine {
+	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Policy),
+		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
+		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
+		links: r.links, harness: r.harness, sum: &r.sum}
+}
+
+// call runs one call of actor a; if it fails, the actor's in-flight work
+// is settled before anyone looks at its outcome.
+func (m *machine) call(t *rapid.T, a Actor, fn func(ctx context.Context) error) error {
+	err := m.do(fn)
+	if err != nil {
+		m.settle(t, a)
+	}
+	return err
 }
 
 // do runs one subject call under the per-call deadline.
@@ -86,10 +103,16 @@ func (m *machine) infra(t *rapid.T, what string, err error) {
 
 func result(err error, ok string) string {
 	if err != nil {
-		return "error: " + err.Error()
+		return "error: " + normalize(err.Error())
 	}
 	return ok
 }
+
+// volatile matches the parts of error texts that differ between runs of
+// one seed (ports, database names), so that histories compare equal.
+var volatile = regexp.MustCompile(`127\.0\.0\.1:\d+|outboxcheck_[0-9a-f]{16}`)
+
+func normalize(s string) string { return volatile.ReplaceAllString(s, "…") }
 
 // pickDispatcher draws a dispatcher that is up (crashed: false) or down.
 // Preconditions are checked before any draw, so a skip costs rapid nothing.
@@ -119,7 +142,7 @@ func (m *machine) Commit(t *rapid.T) {
 	p := m.newPayment()
 	e := m.record("Commit", Actor{Role: Producer}, p.ID)
 	var id string
-	err := m.do(func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
+	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
 	e.Result = result(err, "event "+id)
 	var ps []model.Problem
 	m.m, ps = model.Commit(m.m, p.ID, id, m.outcome(err))
@@ -130,7 +153,7 @@ func (m *machine) Commit(t *rapid.T) {
 func (m *machine) Rollback(t *rapid.T) {
 	p := m.newPayment()
 	e := m.record("Rollback", Actor{Role: Producer}, p.ID)
-	err := m.do(func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
+	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
 	e.Result = result(err, "rolled back")
 	m.m = model.Rollback(m.m, p.ID)
 }
@@ -145,7 +168,7 @@ func (m *machine) Claim(t *rapid.T) {
 	d := m.pickDispatcher(t, false)
 	limit := rapid.IntRange(1, m.opts.MaxBatch).Draw(t, "limit")
 	e := m.record("Claim", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("limit %d", limit))
-	got, err := m.claim(d, limit)
+	got, err := m.claim(t, d, limit)
 	var ids []string
 	for _, c := range got {
 		ids = append(ids, fmt.Sprintf("%s(claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
@@ -153,7 +176,7 @@ func (m *machine) Claim(t *rapid.T) {
 	e.Result = result(err, "claimed ["+strings.Join(ids, " ")+"]")
 	switch m.outcome(err) {
 	case model.Unknown:
-		m.m = model.ClaimUnknown(m.m, "unknown")
+		m.m = model.ClaimUnknown(m.m)
 		return
 	case model.NotDone:
 		return
@@ -173,9 +196,9 @@ func (m *machine) Claim(t *rapid.T) {
 // claim runs dispatcher d's claim and sorts what came back by event_id:
 // RETURNING order is the executor's, not a contract, and the dispatchers'
 // memories must not depend on it.
-func (m *machine) claim(d, limit int) ([]Claimed, error) {
+func (m *machine) claim(t *rapid.T, d, limit int) ([]Claimed, error) {
 	var got []Claimed
-	err := m.do(func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
+	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
 	slices.SortFunc(got, func(a, b Claimed) int { return strings.Compare(a.ID, b.ID) })
 	return got, err
 }
@@ -215,10 +238,13 @@ func (m *machine) Publish(t *rapid.T) {
 	d, i := m.pickHeld(t, unpublished)
 	h := &m.held[d][i]
 	m.broker.refuse = rapid.Bool().Draw(t, "broker refuses")
+	if m.opts.Faults && !m.broker.refuse {
+		m.broker.loseAck = rapid.IntRange(0, 3).Draw(t, "ack lost") == 0
+	}
 	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
-	m.broker.refuse = false
+	m.countBroker()
 	e.Result = result(err, "acknowledged")
 	var ps []model.Problem
 	for _, msg := range m.broker.Log[before:] {
@@ -228,10 +254,21 @@ func (m *machine) Publish(t *rapid.T) {
 	}
 	m.report(t, ps)
 	if err != nil {
-		h.state = refused
+		h.state, h.cause = refused, err
 	} else {
 		h.state = acked
 	}
+}
+
+// countBroker adds the broker faults of the last publish to the summary.
+func (m *machine) countBroker() {
+	if m.broker.refuse {
+		m.sum.Broker.Refused++
+	}
+	if m.broker.loseAck {
+		m.sum.Broker.AckLost++
+	}
+	m.broker.refuse, m.broker.loseAck = false, false
 }
 
 // MarkPublished has a dispatcher record an acknowledged publish.
@@ -240,7 +277,7 @@ func (m *machine) MarkPublished(t *rapid.T) {
 	c := m.held[d][i].c
 	e := m.record("MarkPublished", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", c.ID, c.ClaimID))
 	var changed bool
-	err := m.do(func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, d, c, m.m.Now); return })
+	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, d, c, m.m.Now); return })
 	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
 	m.drop(d, i)
 	var ps []model.Problem
@@ -254,8 +291,8 @@ func (m *machine) MarkFailed(t *rapid.T) {
 	c := m.held[d][i].c
 	e := m.record("MarkFailed", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
 	var changed bool
-	err := m.do(func(ctx context.Context) (err error) {
-		changed, err = m.subj.MarkFailed(ctx, d, c, m.m.Now, ErrRefused)
+	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) {
+		changed, err = m.subj.MarkFailed(ctx, d, c, m.m.Now, m.held[d][i].cause)
 		return
 	})
 	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
@@ -283,6 +320,7 @@ func (m *machine) CrashDispatcher(t *rapid.T) {
 	m.record("CrashDispatcher", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
 	m.subj.Crash(Actor{Role: Dispatcher, N: d})
 	m.held[d], m.crashed[d] = nil, true
+	m.sum.Crashes.Dispatcher++
 }
 
 // RestartDispatcher brings a crashed dispatcher back with an empty memory.

@@ -18,8 +18,9 @@ import (
 // mutants (impl/mutants) can embed it and change one behaviour.
 type Subject struct {
 	Env         properties.Env
-	Producer    *impl.Producer
+	Producer    mutants.Writer
 	Dispatchers []*impl.Dispatcher
+	markFailed  mutants.FailureMarker
 	Consumers   []mutants.Handler
 	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
 	sessions    map[properties.Actor]*impl.Session
@@ -56,7 +57,17 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	if sess, err = open(properties.Actor{Role: properties.Producer}); err != nil {
 		return nil, err
 	}
-	s.Producer = &impl.Producer{Session: sess, IDs: ids}
+	producer := &impl.Producer{Session: sess, IDs: ids}
+	s.Producer = producer
+	if m.Producer != nil {
+		s.Producer = m.Producer(producer)
+	}
+	s.markFailed = m.MarkFailed
+	if s.markFailed == nil {
+		s.markFailed = func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed, cause error) (bool, error) {
+			return d.MarkFailed(ctx, c, cause)
+		}
+	}
 	for i := range env.Dispatchers {
 		if sess, err = open(properties.Actor{Role: properties.Dispatcher, N: i}); err != nil {
 			return nil, err
@@ -126,7 +137,7 @@ func (s *Subject) MarkPublished(ctx context.Context, d int, c properties.Claimed
 }
 
 func (s *Subject) MarkFailed(ctx context.Context, d int, c properties.Claimed, now time.Time, cause error) (bool, error) {
-	return s.at(d, now).MarkFailed(ctx, ToImpl(c), cause)
+	return s.markFailed(ctx, s.at(d, now), ToImpl(c), cause)
 }
 
 // at is dispatcher d reading the harness's time now.

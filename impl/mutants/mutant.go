@@ -9,6 +9,7 @@ package mutants
 
 import (
 	"context"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl"
 )
@@ -18,6 +19,15 @@ type Handler interface {
 	Handle(ctx context.Context, msg impl.Message, fp impl.Failpoints) error
 }
 
+// Writer is a producer: what impl.Producer does.
+type Writer interface {
+	CreatePayment(ctx context.Context, pay impl.Payment, now time.Time) (string, error)
+	AbandonPayment(ctx context.Context, pay impl.Payment, now time.Time) error
+}
+
+// FailureMarker records a failed publish: what impl.Dispatcher.MarkFailed does.
+type FailureMarker func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed, cause error) (bool, error)
+
 // Mutant is one deliberate bug.
 type Mutant struct {
 	Name string
@@ -25,10 +35,16 @@ type Mutant struct {
 	Bug string
 	// Kills is the property that must catch it.
 	Kills string
+	// NeedsFaults: only network or broker faults expose it.
+	NeedsFaults bool
 	// Queries, if set, edits the store's SQL.
 	Queries func(*impl.Queries)
 	// Consumer, if set, replaces the consumer.
 	Consumer func(*impl.Session) Handler
+	// Producer, if set, replaces the producer.
+	Producer func(*impl.Producer) Writer
+	// MarkFailed, if set, replaces the dispatcher's failure handling.
+	MarkFailed FailureMarker
 }
 
 // All is the catalog, in a stable order.
@@ -36,6 +52,9 @@ var All = []Mutant{
 	MarkPublishedNoFence,
 	ClaimNoReclaim,
 	ConsumerSplitTx,
+	ProducerRetriesCommit,
+	DispatcherGivesUpOnLostAck,
+	ConsumerAcksBeforeCommit,
 }
 
 // ByName finds a mutant; ok is false for an unknown name.

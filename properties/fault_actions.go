@@ -1,0 +1,165 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/model"
+)
+
+// faultable lists the actors whose links can be partitioned.
+func (m *machine) faultable() []Actor {
+	out := []Actor{{Role: Producer}}
+	for d := range m.opts.Dispatchers {
+		out = append(out, Actor{Role: Dispatcher, N: d})
+	}
+	for c := range m.opts.Consumers {
+		out = append(out, Actor{Role: Consumer, N: c})
+	}
+	return out
+}
+
+// Partition puts a network fault on one actor's link. It strikes after
+// `after` more client requests, so it can land inside a transaction — on
+// its COMMIT, say.
+func (m *machine) Partition(t *rapid.T) {
+	a := rapid.SampledFrom(m.faultable()).Draw(t, "link")
+	f := faults.Fault{
+		Kind:  rapid.SampledFrom(faults.All).Draw(t, "kind"),
+		After: rapid.IntRange(0, 6).Draw(t, "after requests"), // a cold transaction is 6 requests
+	}
+	if f.Kind == faults.LostReply {
+		f.AtCommit = rapid.Bool().Draw(t, "at commit")
+	}
+	if f.Kind == faults.Latency {
+		// Either a delay the call survives, or one past its deadline.
+		f.DelayMs = rapid.SampledFrom([]int{20, int(m.opts.CallTimeout/time.Millisecond) * 3 / 2}).Draw(t, "delay ms")
+	}
+	m.record("Partition", a, describeFault(f))
+	if err := m.links.net.Inject(a.String(), f); err != nil {
+		m.infra(t, "partition", err)
+	}
+}
+
+func describeFault(f faults.Fault) string {
+	switch {
+	case f.AtCommit:
+		return fmt.Sprintf("%s at the next COMMIT", f.Kind)
+	case f.Kind == faults.Latency:
+		return fmt.Sprintf("%s after %d requests, %d ms", f.Kind, f.After, f.DelayMs)
+	}
+	return fmt.Sprintf("%s after %d requests", f.Kind, f.After)
+}
+
+// Heal removes the fault from a partitioned link and settles the actor.
+func (m *machine) Heal(t *rapid.T) {
+	var faulty []Actor
+	for _, a := range m.faultable() {
+		if m.links.net.Faulty(a.String()) {
+			faulty = append(faulty, a)
+		}
+	}
+	if len(faulty) == 0 {
+		t.Skip("no partition")
+	}
+	a := rapid.SampledFrom(faulty).Draw(t, "link")
+	m.record("Heal", a, "")
+	m.heal(t, a)
+}
+
+func (m *machine) heal(t *rapid.T, a Actor) {
+	m.links.net.Heal(a.String())
+	m.settle(t, a)
+}
+
+// CrashDispatcherMidMark kills a dispatcher inside MarkPublished or
+// MarkFailed: before its request leaves, or after it reached the server
+// and before the reply. The outcome is unknown to everyone but the
+// database.
+func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
+	type ref struct{ d, i int }
+	var refs []ref
+	for d := range m.held {
+		for i, h := range m.held[d] {
+			if h.state != unpublished && !m.crashed[d] {
+				refs = append(refs, ref{d, i})
+			}
+		}
+	}
+	if len(refs) == 0 {
+		t.Skip("no dispatcher about to mark")
+	}
+	r := refs[rapid.IntRange(0, len(refs)-1).Draw(t, "claim")]
+	afterSend := rapid.Bool().Draw(t, "after send")
+	h := m.held[r.d][r.i]
+	a := Actor{Role: Dispatcher, N: r.d}
+	kind := faults.Reset
+	if afterSend {
+		kind = faults.LostReply
+	}
+	e := m.record("CrashMidMark", a, fmt.Sprintf("%s (claim %s), %s", h.c.ID, h.c.ClaimID, map[bool]string{false: "before the request leaves", true: "after it reached the server"}[afterSend]))
+	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind}); err != nil {
+		m.infra(t, "crash mid-mark", err)
+	}
+	var changed bool
+	err := m.do(func(ctx context.Context) (err error) {
+		if h.state == acked {
+			changed, err = m.subj.MarkPublished(ctx, r.d, h.c, m.m.Now)
+		} else {
+			changed, err = m.subj.MarkFailed(ctx, r.d, h.c, m.m.Now, h.cause)
+		}
+		return
+	})
+	e.Result = result(err, fmt.Sprintf("changed=%v (died before it could act on it)", changed))
+	m.heal(t, a)
+	m.subj.Crash(a)
+	m.held[r.d], m.crashed[r.d] = nil, true
+	m.sum.Crashes.DispatcherMidMark++
+	o := m.outcome(err)
+	var ps []model.Problem
+	if h.state == acked {
+		m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, o)
+	} else {
+		m.m, ps = model.MarkFailed(m.m, h.c.ID, h.c.ClaimID, h.c.Attempts, changed, o)
+	}
+	m.report(t, ps)
+}
+
+// CrashDatabase SIGKILLs the harness-owned PostgreSQL and restarts it.
+// Every session dies; committed data must survive.
+func (m *machine) CrashDatabase(t *rapid.T) {
+	m.record("CrashDatabase", Actor{Role: Operator}, "SIGKILL postmaster and backends, restart, recover")
+	ctx, cancel := context.WithTimeout(m.ctx, time.Minute)
+	defer cancel()
+	if err := m.opts.CrashDatabase(ctx); err != nil {
+		m.infra(t, "crash database", err)
+	}
+	m.sum.Crashes.Database++
+	for _, a := range m.faultable() {
+		m.subj.Crash(a) // their sockets are dead; let them reconnect
+	}
+	m.subj.Crash(Actor{Role: Operator})
+	if err := m.harness.reconnect(m.ctx); err != nil {
+		m.infra(t, "reconnect after database crash", err)
+	}
+}
+
+// freshStart begins a check as if no check ran before it: a check that
+// failed never drained, so faults may still be on; and every actor gets a
+// new session, because what a connection remembers (pgx's statement cache)
+// changes how many requests an operation takes, and so where a fault
+// strikes.
+func (m *machine) freshStart(t *rapid.T) {
+	if m.links.net == nil {
+		return
+	}
+	for _, a := range m.faultable() {
+		m.links.net.Heal(a.String())
+		m.subj.Crash(a)
+		m.settle(t, a)
+	}
+}

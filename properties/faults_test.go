@@ -1,0 +1,51 @@
+package properties_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// faultOptions turns every fault on, with database crashes when the test
+// binary owns its cluster.
+func faultOptions(t *testing.T) properties.Options {
+	db := pgtest.Database(t)
+	opts := properties.Options{DatabaseURL: db.URL, Faults: true}
+	if c := pgtest.Cluster(t); c.Owned() {
+		opts.CrashDatabase = c.Crash
+	}
+	return opts
+}
+
+// TestReferenceUnderFaults: the reference implementation under partitions,
+// lost replies, crashes mid-request and database crashes, with zero
+// violations — and every fault kind must actually strike, so the run is
+// not green because nothing happened. No goroutine, proxy or session may
+// outlive the run.
+func TestReferenceUnderFaults(t *testing.T) {
+	opts := faultOptions(t)
+	// The cluster's own goroutines predate the run; a crash restarts its
+	// postmaster under a new one.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(),
+		goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pgprov.startPinned.func1"))
+	sum := properties.Exercise(t, reference.New, opts)
+	for _, k := range faults.All {
+		if c := sum.Network[k]; c.Struck == 0 || c.Affected == 0 {
+			t.Errorf("fault %s never struck in %d checks: %+v", k, sum.Checks, c)
+		}
+	}
+	if sum.Broker.Refused == 0 || sum.Broker.AckLost == 0 {
+		t.Errorf("broker faults never happened: %+v", sum.Broker)
+	}
+	if sum.Crashes.DispatcherMidMark == 0 || sum.Crashes.ConsumerReached == 0 {
+		t.Errorf("crash points never reached: %+v", sum.Crashes)
+	}
+	if opts.CrashDatabase != nil && sum.Crashes.Database == 0 {
+		t.Errorf("the database never crashed: %+v", sum.Crashes)
+	}
+}

@@ -1,0 +1,128 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"pgregory.net/rapid"
+
+	"github.com/outboxcheck/outboxcheck/faults"
+)
+
+// settleTimeout bounds the wait for an actor's old sessions to end.
+const settleTimeout = 10 * time.Second
+
+// appName is the application_name of actor a's sessions, by which the
+// harness finds them in pg_stat_activity.
+func appName(a Actor) string { return "outboxcheck-" + a.String() }
+
+// links gives every actor its own connection string. With a fault net,
+// producer, dispatchers and consumers go through their own proxy; the
+// operator (and the harness's read-backs) always go direct.
+type links struct {
+	base *url.URL
+	net  *faults.Net // nil: no network faults
+}
+
+func newLinks(dbURL string, withFaults bool) (*links, error) {
+	u, err := url.Parse(dbURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, fmt.Errorf("properties: DatabaseURL must be a postgres:// URL")
+	}
+	l := &links{base: u}
+	if withFaults {
+		l.net = faults.NewNet(u.Host)
+	}
+	return l, nil
+}
+
+func (l *links) connString(a Actor) (string, error) {
+	u := *l.base
+	if l.net != nil && a.Role != Operator {
+		addr, err := l.net.Link(a.String())
+		if err != nil {
+			return "", err
+		}
+		u.Host = addr
+	}
+	q := u.Query()
+	q.Set("application_name", appName(a))
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+func (l *links) close() {
+	if l.net != nil {
+		l.net.Close()
+	}
+}
+
+// settle makes every operation actor a has started final: it cuts the
+// actor's link (whatever was in flight is lost) and waits until the server
+// has no session of the actor left. Only then may an unknown outcome be
+// resolved by reading the database (DESIGN §5).
+func (m *machine) settle(t *rapid.T, a Actor) {
+	if m.links.net == nil || a.Role == Operator {
+		return
+	}
+	if err := m.links.net.Cut(a.String()); err != nil {
+		m.infra(t, "settle", err)
+	}
+	if err := m.waitGone(appName(a)); err != nil {
+		m.infra(t, "settle "+a.String(), err)
+	}
+}
+
+// waitGone polls pg_stat_activity until no session named app remains.
+func (m *machine) waitGone(app string) error {
+	ctx, cancel := context.WithTimeout(m.ctx, settleTimeout)
+	defer cancel()
+	for {
+		n, err := m.sessions(ctx, "application_name = $1", app)
+		if err != nil || n == 0 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d sessions of %s still open after %v", n, app, settleTimeout)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// sessions counts this database's client sessions matching where.
+func (m *machine) sessions(ctx context.Context, where string, args ...any) (int, error) {
+	var n int
+	err := m.harness.conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND `+where, args...).Scan(&n)
+	return n, err
+}
+
+// harness is the harness's own session, for pg_stat_activity.
+type harness struct {
+	url  string
+	conn *pgx.Conn
+}
+
+// reconnect opens a new session, closing the old one.
+func (h *harness) reconnect(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, h.url)
+	if err != nil {
+		return err
+	}
+	h.close()
+	h.conn = conn
+	return nil
+}
+
+func (h *harness) close() {
+	if h.conn != nil {
+		h.conn.Close(context.Background())
+		h.conn = nil
+	}
+}
