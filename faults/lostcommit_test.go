@@ -3,6 +3,7 @@ package faults_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/url"
 	"testing"
 	"time"
@@ -47,11 +48,17 @@ func TestLostCommitReplyIsIndeterminateNotFailed(t *testing.T) {
 	}
 	u, _ := url.Parse(db.URL)
 	n := faults.NewNet(u.Host)
-	defer n.Close()
 	addr, err := n.Link("producer")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		n.Close()
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			t.Errorf("proxy %s still listening after Close", addr)
+		}
+	}()
 
 	// Find the request that is the COMMIT: let k requests through, then
 	// lose every reply, for k = 0, 1, …, until the commit lands unseen.

@@ -346,3 +346,23 @@ func TestUnknownClaimIsResolvedByObservation(t *testing.T) {
 	_, ps := Observe(u, Observed{Rows: map[string]Row{"e": reused}}, false)
 	wantProblem(t, ps, ModelAgreement)
 }
+
+// One unknown claim may take several rows under one new claim_id: adopting
+// the first must not make the claim_id look reused for the second.
+func TestUnknownClaimOfSeveralRows(t *testing.T) {
+	s := committed(t, New(t0, SeedPolicy()), "p", "e")
+	s = AdvanceClock(s, time.Microsecond)
+	s = committed(t, s, "q", "f")
+	u := ClaimUnknown(s)
+	rows := map[string]Row{}
+	for _, id := range []string{"e", "f"} {
+		r := s.Rows[id]
+		r.Status, r.Attempts, r.ClaimID, r.ClaimExpiresAt = Publishing, 1, "new", s.Now.Add(time.Minute)
+		rows[id] = r
+	}
+	got, ps := Observe(u, Observed{Rows: rows}, false)
+	wantNone(t, ps)
+	if !got.Claims["new"] {
+		t.Fatal("the adopted claim_id was not recorded as handed out")
+	}
+}

@@ -55,8 +55,16 @@ func (s *State) resolveUnsure(o Observed) []Problem {
 }
 
 // resolveMaybe adopts the observed row where it is one of the candidates.
+// The claim_ids it adopts count as handed out only afterwards: one unknown
+// claim may have taken several rows under the same new claim_id.
 func (s *State) resolveMaybe(o Observed) []Problem {
 	var ps []Problem
+	var adopted []string
+	defer func() {
+		for _, c := range adopted {
+			s.Claims[c] = true
+		}
+	}()
 	for _, id := range ids(s.Maybe) {
 		got, present := o.Rows[id]
 		if !present {
@@ -81,7 +89,7 @@ func (s *State) resolveMaybe(o Observed) []Problem {
 		case present:
 			s.Rows[id] = got
 			if got.ClaimID != "" {
-				s.Claims[got.ClaimID] = true
+				adopted = append(adopted, got.ClaimID)
 			}
 		case cands[0].Status == Published: // an unknown cleanup did delete it
 			s.Gone[id] = cands[0]

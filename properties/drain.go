@@ -61,13 +61,7 @@ func (m *machine) drainDispatch(t *rapid.T) int {
 	if err != nil {
 		m.infra(t, "drain claim", err)
 	}
-	claims := make([]model.Claimed, len(got))
-	for i, c := range got {
-		claims[i] = model.Claimed{ID: c.ID, Attempts: c.Attempts, ClaimID: c.ClaimID}
-	}
-	var ps []model.Problem
-	m.m, ps = model.Claim(m.m, batch, claims)
-	m.report(t, ps)
+	m.applyClaim(t, batch, got)
 	for _, c := range got {
 		m.held[0] = []held{{c: c}}
 		m.Publish0(t)
@@ -83,13 +77,7 @@ func (m *machine) Publish0(t *rapid.T) {
 	before := len(m.broker.Log)
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
 	e.Result = result(err, "acknowledged")
-	var ps []model.Problem
-	for _, msg := range m.broker.Log[before:] {
-		var p []model.Problem
-		m.m, p = model.Publish(m.m, msg.ID, string(msg.Payload))
-		ps = append(ps, p...)
-	}
-	m.report(t, ps)
+	m.applyPublishes(t, before)
 	e = m.record("MarkPublished", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	var changed bool
 	err = m.call(t, Actor{Role: Dispatcher}, func(ctx context.Context) (err error) {
@@ -97,6 +85,7 @@ func (m *machine) Publish0(t *rapid.T) {
 		return
 	})
 	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	var ps []model.Problem
 	m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, m.outcome(err))
 	m.held[0] = nil
 	m.report(t, ps)

@@ -181,6 +181,14 @@ func (m *machine) Claim(t *rapid.T) {
 	case model.NotDone:
 		return
 	}
+	m.applyClaim(t, limit, got)
+	for _, c := range got {
+		m.hold(d, c)
+	}
+}
+
+// applyClaim checks a determinate claim result against the model.
+func (m *machine) applyClaim(t *rapid.T, limit int, got []Claimed) {
 	claims := make([]model.Claimed, len(got))
 	for i, c := range got {
 		claims[i] = model.Claimed{ID: c.ID, Attempts: c.Attempts, ClaimID: c.ClaimID}
@@ -188,9 +196,18 @@ func (m *machine) Claim(t *rapid.T) {
 	var ps []model.Problem
 	m.m, ps = model.Claim(m.m, limit, claims)
 	m.report(t, ps)
-	for _, c := range got {
-		m.hold(d, c)
+}
+
+// applyPublishes checks every message the broker accepted since index
+// before against the model.
+func (m *machine) applyPublishes(t *rapid.T, before int) {
+	var ps []model.Problem
+	for _, msg := range m.broker.Log[before:] {
+		var p []model.Problem
+		m.m, p = model.Publish(m.m, msg.ID, string(msg.Payload))
+		ps = append(ps, p...)
 	}
+	m.report(t, ps)
 }
 
 // claim runs dispatcher d's claim and sorts what came back by event_id:
@@ -246,13 +263,7 @@ func (m *machine) Publish(t *rapid.T) {
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
 	m.countBroker()
 	e.Result = result(err, "acknowledged")
-	var ps []model.Problem
-	for _, msg := range m.broker.Log[before:] {
-		var p []model.Problem
-		m.m, p = model.Publish(m.m, msg.ID, string(msg.Payload))
-		ps = append(ps, p...)
-	}
-	m.report(t, ps)
+	m.applyPublishes(t, before)
 	if err != nil {
 		h.state, h.cause = refused, err
 	} else {
