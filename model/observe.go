@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+)
 
 // Observed is what the harness read back: every outbox row, its payload,
 // and the business effects per event_id.
@@ -137,8 +140,10 @@ func (s *State) strangerRow(r Row) Problem {
 		return Problem{Property: NoPhantom, Event: r.ID,
 			Detail: fmt.Sprintf("row of payment %s exists although its transaction rolled back", r.AggregateID)}
 	}
-	for _, id := range ids(s.Rows) {
-		if s.Rows[id].AggregateID == r.AggregateID {
+	known := maps.Clone(s.Rows) // rows gone this observation still name their payment
+	maps.Copy(known, s.Gone)
+	for _, id := range ids(known) {
+		if known[id].AggregateID == r.AggregateID {
 			s.Rows[r.ID] = r
 			return Problem{Property: StableID, Event: r.ID, Detail: fmt.Sprintf(
 				"a second event_id for payment %s (event %s already carries it): one business fact under two ids", r.AggregateID, id)}

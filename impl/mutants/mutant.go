@@ -55,6 +55,12 @@ var All = []Mutant{
 	ProducerRetriesCommit,
 	DispatcherGivesUpOnLostAck,
 	ConsumerAcksBeforeCommit,
+	MarkFailedNoFence,
+	ClaimIgnoresAvailableAt,
+	ClaimNoAttempts,
+	FailureRolledBack,
+	CleanupDeletesUnfinished,
+	RedriveNewEventID,
 }
 
 // ByName finds a mutant; ok is false for an unknown name.
