@@ -21,6 +21,7 @@ type Subject struct {
 	Producer    mutants.Writer
 	Dispatchers []*impl.Dispatcher
 	markFailed  mutants.FailureMarker
+	publish     func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error
 	Consumers   []mutants.Handler
 	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
 	sessions    map[properties.Actor]*impl.Session
@@ -61,6 +62,10 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	s.Producer = producer
 	if m.Producer != nil {
 		s.Producer = m.Producer(producer)
+	}
+	s.publish = m.Publish
+	if s.publish == nil {
+		s.publish = func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error { return d.Publish(ctx, c) }
 	}
 	s.markFailed = m.MarkFailed
 	if s.markFailed == nil {
@@ -129,7 +134,7 @@ func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([
 func (s *Subject) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
 	disp := *s.Dispatchers[d]
 	disp.Publisher = publisher{pub}
-	return disp.Publish(ctx, ToImpl(c))
+	return s.publish(ctx, &disp, ToImpl(c))
 }
 
 func (s *Subject) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {

@@ -45,6 +45,8 @@ type Mutant struct {
 	Producer func(*impl.Producer) Writer
 	// MarkFailed, if set, replaces the dispatcher's failure handling.
 	MarkFailed FailureMarker
+	// Publish, if set, replaces how a dispatcher sends a claimed event.
+	Publish func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error
 }
 
 // All is the catalog, in a stable order.
@@ -61,6 +63,7 @@ var All = []Mutant{
 	FailureRolledBack,
 	CleanupDeletesUnfinished,
 	RedriveNewEventID,
+	PublishNewEventID,
 }
 
 // ByName finds a mutant; ok is false for an unknown name.
