@@ -52,7 +52,7 @@ func (c *Consumer) Handle(ctx context.Context, msg Message, fp Failpoints) error
 	if err != nil {
 		return definite(op, err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer tx.Rollback(ctx) // with ctx gone, pgx closes the connection and the server rolls back
 	tag, err := tx.Exec(ctx, `INSERT INTO merchant.inbox (event_id) VALUES ($1) ON CONFLICT DO NOTHING`, msg.ID)
 	if err != nil {
 		return definite(op, err)

@@ -122,7 +122,9 @@ func (h *harness) reconnect(ctx context.Context) error {
 
 func (h *harness) close() {
 	if h.conn != nil {
-		h.conn.Close(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		defer cancel()
+		h.conn.Close(ctx)
 		h.conn = nil
 	}
 }

@@ -211,9 +211,11 @@ func (s *Subject) Crash(a properties.Actor) {
 func (s *Subject) Indeterminate(err error) bool { return impl.IsIndeterminate(err) }
 
 func (s *Subject) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), impl.ConnectTimeout)
+	defer cancel()
 	var errs []error
 	for _, sess := range s.sessions {
-		errs = append(errs, sess.Close(context.Background()))
+		errs = append(errs, sess.Close(ctx))
 	}
 	return errors.Join(errs...)
 }

@@ -37,7 +37,7 @@ func (c ackFirstConsumer) Handle(ctx context.Context, msg impl.Message, fp impl.
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer tx.Rollback(ctx) // with ctx gone, pgx closes the connection and the server rolls back
 	tag, err := tx.Exec(ctx, `INSERT INTO merchant.inbox (event_id) VALUES ($1) ON CONFLICT DO NOTHING`, msg.ID)
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ func (c splitTxConsumer) Handle(ctx context.Context, msg impl.Message, fp impl.F
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer tx.Rollback(ctx) // with ctx gone, pgx closes the connection and the server rolls back
 	if _, err := tx.Exec(ctx,
 		`INSERT INTO merchant.ledger (payment_id, event_id, merchant_id, amount_cents) VALUES ($1, $2, $3, $4)`,
 		pay.ID, msg.ID, pay.MerchantID, pay.AmountCents); err != nil {

@@ -45,7 +45,7 @@ func (p retryingProducer) once(ctx context.Context, pay impl.Payment, now time.T
 	if err != nil {
 		return "", err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer tx.Rollback(ctx) // with ctx gone, pgx closes the connection and the server rolls back
 	if _, err := tx.Exec(ctx, `INSERT INTO payments (id, merchant_id, amount_cents, created_at)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`, pay.ID, pay.MerchantID, pay.AmountCents, now); err != nil {
 		return "", err

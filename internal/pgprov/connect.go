@@ -22,3 +22,10 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	defer cancel()
 	return pgx.ConnectConfig(ctx, cfg)
 }
+
+// closeConn ends a session politely, within a deadline.
+func closeConn(conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	conn.Close(ctx)
+}

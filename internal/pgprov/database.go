@@ -37,7 +37,7 @@ func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create database: %w", err)
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	ident := pgx.Identifier{name}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident+" TEMPLATE template0"); err != nil {
 		return nil, fmt.Errorf("create database %s: %w", name, err)
@@ -60,7 +60,7 @@ func (d *Database) Drop(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("drop database %s: %w", d.Name, err)
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	if err := checkOwned(ctx, conn, d.Name); err != nil {
 		return err
 	}

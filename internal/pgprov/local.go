@@ -163,7 +163,7 @@ func (s *localServer) waitReady(ctx context.Context) error {
 		}
 		conn, err := connect(ctx, s.socketURL())
 		if err == nil {
-			conn.Close(context.Background())
+			closeConn(conn)
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -178,7 +178,7 @@ func (s *localServer) setPassword(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	_, err = conn.Exec(ctx, "ALTER ROLE postgres PASSWORD '"+s.password+"'")
 	return err
 }

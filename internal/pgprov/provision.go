@@ -142,7 +142,7 @@ func (c *Cluster) readVersion(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("postgres (%s): %w", c.Source, err)
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	var v string
 	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
 		return fmt.Errorf("postgres (%s): read version: %w", c.Source, err)

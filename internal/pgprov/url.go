@@ -17,7 +17,7 @@ func startURL(ctx context.Context, url string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres at %s: %w", redact(url), err)
 	}
-	conn.Close(context.Background())
+	closeConn(conn)
 	return &Cluster{Source: SourceURL, adminURL: url}, nil
 }
 
