@@ -143,13 +143,6 @@ func (n *Net) Coverage() Coverage {
 	return c
 }
 
-// ResetCoverage forgets the counts.
-func (n *Net) ResetCoverage() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.coverage = Coverage{}
-}
-
 // Close heals everything and stops every proxy listening.
 func (n *Net) Close() {
 	n.mu.Lock()

@@ -3,7 +3,6 @@ package impl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -75,9 +74,6 @@ func (c *Consumer) Handle(ctx context.Context, msg Message, fp Failpoints) error
 	}
 	return nil
 }
-
-// ErrCrashed is what a harness's failpoint returns to stop an actor.
-var ErrCrashed = errors.New("crashed at failpoint")
 
 // Effect is one credit in the merchant ledger.
 type Effect struct {

@@ -9,12 +9,15 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
 // Options tune a run. The zero value is filled by defaults.
 type Options struct {
-	// DatabaseURL is the run's database (see internal/pgprov). Required.
+	// DatabaseURL is the run's database. Required, and it must be one the
+	// tool created (internal/pgprov marks them): every check deletes rows.
 	DatabaseURL string
 	// Policy is what the subject must implement. Default: the seed's lease
 	// (1 min) and backoff (2^min(attempts,10) s) but DEAD at 3 attempts, so
@@ -133,6 +136,11 @@ func (r *runner) open(newSubject NewSubject) error {
 	r.harness = &harness{url: r.opts.DatabaseURL}
 	if err = r.harness.reconnect(r.ctx); err != nil {
 		return fmt.Errorf("connect: %w", err)
+	}
+	// Every check deletes the subject's rows: never in a database the tool
+	// did not create (a URL pointing at real data would lose it).
+	if err = pgprov.EnsureOwned(r.ctx, r.harness.conn); err != nil {
+		return err
 	}
 	if r.opts.Faults && r.opts.CrashDatabase == nil {
 		r.sum.NotApplicable["CrashDatabase"] = "the harness does not own the server"

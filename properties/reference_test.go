@@ -1,7 +1,11 @@
 package properties_test
 
 import (
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
@@ -14,4 +18,28 @@ import (
 func TestReference(t *testing.T) {
 	db := pgtest.Database(t)
 	properties.Exercise(t, reference.New, properties.Options{DatabaseURL: db.URL})
+}
+
+// A database the tool did not create is never touched: every check deletes
+// rows, so a URL that points at real data must be refused.
+func TestRefusesForeignDatabase(t *testing.T) {
+	db := pgtest.Database(t)
+	conn, err := pgx.Connect(context.Background(), db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS NULL"); err != nil {
+		t.Fatal(err)
+	}
+	c := runCaptured(t, func(c *capture) {
+		properties.Run(c, reference.New, properties.Options{DatabaseURL: db.URL})
+	})
+	// Give the mark back so the test's cleanup may drop the database.
+	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS 'created by outboxcheck; safe to drop'"); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Failed() || !strings.Contains(c.out.String(), "not created by outboxcheck") {
+		t.Fatalf("ran in a foreign database; output:\n%s", c.out.String())
+	}
 }
