@@ -40,6 +40,10 @@ type Options struct {
 	// CrashDatabase, if set, SIGKILLs the server and brings it back (see
 	// pgprov.Cluster.Crash). Nil: database crashes are not applicable.
 	CrashDatabase func(context.Context) error
+	// Deadline, if set, is a time budget: no check starts after it (the
+	// checks rapid still asks for pass at once, uncounted). A failure found
+	// before it is shrunk as usual.
+	Deadline time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -89,21 +93,31 @@ type runner struct {
 	links   *links
 	harness *harness
 	sum     Summary
+	started time.Time
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
 func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 	tb.Helper()
 	opts = opts.withDefaults()
-	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}}}
+	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}}, started: time.Now()}
 	if err := r.open(newSubject); err != nil {
 		r.close()
+		r.record(Failure{Infrastructure: true, Message: err.Error()})
 		tb.Fatalf("infrastructure error: %v", err)
 		return r.sum
 	}
 	defer r.close()
 	rapid.Check(tb, func(t *rapid.T) {
-		r.sum.Checks++
+		if r.sum.First == nil && !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+			r.sum.OutOfTime = true
+			return
+		}
+		if r.sum.First == nil {
+			r.sum.Checks++
+		} else {
+			r.sum.ShrinkRuns++
+		}
 		m := newMachine(r)
 		ids.Store(0)
 		if err := m.do(r.subj.Reset); err != nil {
@@ -120,6 +134,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		r.sum.Network = r.links.net.Coverage()
 	}
 	if err := r.leftovers(); err != nil {
+		r.record(Failure{Infrastructure: true, Message: err.Error()})
 		tb.Errorf("infrastructure error: %v", err)
 	}
 	return r.sum

@@ -50,3 +50,7 @@ func (h *History) Story() string {
 	}
 	return b.String()
 }
+
+func (h *History) clone() *History {
+	return &History{Entries: append([]Entry(nil), h.Entries...)}
+}

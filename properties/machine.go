@@ -49,13 +49,14 @@ type machine struct {
 	links   *links
 	harness *harness
 	sum     *Summary
+	run     *runner
 }
 
 func newMachine(r *runner) *machine {
 	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Policy),
 		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
 		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
-		links: r.links, harness: r.harness, sum: &r.sum}
+		links: r.links, harness: r.harness, sum: &r.sum, run: r}
 }
 
 // call runs one call of actor a; if it fails, the actor's in-flight work
@@ -92,12 +93,14 @@ func (m *machine) record(action string, a Actor, input string) *Entry {
 // report fails the check on the first problem, most specific property first.
 func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if p, ok := model.First(ps); ok {
+		m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.clone()})
 		t.Fatalf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
 	}
 }
 
 // infra fails the check as an infrastructure error: never a property.
 func (m *machine) infra(t *rapid.T, what string, err error) {
+	m.run.record(Failure{Infrastructure: true, Message: fmt.Sprintf("%s: %v", what, err), History: m.hist.clone()})
 	t.Fatalf("infrastructure error: %s: %v", what, err)
 }
 

@@ -32,14 +32,16 @@ func TestRefusesForeignDatabase(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS NULL"); err != nil {
 		t.Fatal(err)
 	}
-	c := runCaptured(t, func(c *capture) {
-		properties.Run(c, reference.New, properties.Options{DatabaseURL: db.URL})
-	})
+	c := properties.NewRecorder(t.Name(), nil)
+	sum := properties.Run(c, reference.New, properties.Options{DatabaseURL: db.URL})
 	// Give the mark back so the test's cleanup may drop the database.
 	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS 'created by outboxcheck; safe to drop'"); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Failed() || !strings.Contains(c.out.String(), "not created by outboxcheck") {
-		t.Fatalf("ran in a foreign database; output:\n%s", c.out.String())
+	if !c.Failed() || !strings.Contains(c.Output(), "not created by outboxcheck") {
+		t.Fatalf("ran in a foreign database; output:\n%s", c.Output())
+	}
+	if f := sum.Failure; f == nil || !f.Infrastructure || sum.Checks != 0 {
+		t.Fatalf("want an infrastructure failure before any check, got %+v after %d checks", f, sum.Checks)
 	}
 }

@@ -2,6 +2,8 @@ package properties
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/outboxcheck/outboxcheck/faults"
 )
@@ -9,11 +11,17 @@ import (
 // Summary is what a run did, for reports: how many checks, what each fault
 // kind did, and which properties did not apply.
 type Summary struct {
-	Checks        int
+	Checks        int  // checks generated, up to and including the first failing one
+	ShrinkRuns    int  // checks replayed while shrinking a failure
+	OutOfTime     bool // Options.Deadline passed before rapid's checks were done
 	Network       faults.Coverage
 	Broker        BrokerCoverage
 	Crashes       CrashCoverage
 	NotApplicable map[string]string // property or fault → why
+	// Failure is the run's failure, shrunk; nil when every check passed.
+	Failure *Failure
+	// First is when the run first failed; nil when it did not.
+	First *FirstFailure
 }
 
 // BrokerCoverage counts the broker link's own faults.
@@ -32,14 +40,24 @@ type CrashCoverage struct {
 }
 
 func (s Summary) String() string {
-	out := fmt.Sprintf("%d checks; network: %v; broker: refused %d, ack lost %d; crashes: dispatcher %d (+%d mid-mark), consumer %d of %d reached, database %d",
-		s.Checks, s.Network, s.Broker.Refused, s.Broker.AckLost, s.Crashes.Dispatcher, s.Crashes.DispatcherMidMark,
+	out := fmt.Sprintf("%d checks", s.Checks)
+	if s.OutOfTime {
+		out += " (time budget spent)"
+	}
+	if s.ShrinkRuns > 0 {
+		out += fmt.Sprintf(" (+%d while shrinking)", s.ShrinkRuns)
+	}
+	if len(s.Network) > 0 {
+		out += fmt.Sprintf("; network: %v", s.Network)
+	}
+	out += fmt.Sprintf("; broker: refused %d, ack lost %d; crashes: dispatcher %d (+%d mid-mark), consumer %d of %d reached, database %d",
+		s.Broker.Refused, s.Broker.AckLost, s.Crashes.Dispatcher, s.Crashes.DispatcherMidMark,
 		s.Crashes.ConsumerReached, s.Crashes.ConsumerScheduled, s.Crashes.Database)
 	if idle := s.Network.Idle(); len(idle) > 0 {
 		out += fmt.Sprintf("; INJECTED BUT NEVER STRUCK: %v", idle)
 	}
-	for k, why := range s.NotApplicable {
-		out += fmt.Sprintf("; %s not applicable: %s", k, why)
+	for _, k := range slices.Sorted(maps.Keys(s.NotApplicable)) {
+		out += fmt.Sprintf("; %s not applicable: %s", k, s.NotApplicable[k])
 	}
 	return out
 }

@@ -49,7 +49,14 @@ func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Name: name, URL: url, cluster: c}, nil
+	d := &Database{Name: name, URL: url, cluster: c}
+	c.mu.Lock()
+	if c.dbs == nil {
+		c.dbs = map[*Database]struct{}{}
+	}
+	c.dbs[d] = struct{}{}
+	c.mu.Unlock()
+	return d, nil
 }
 
 // Drop removes the database, ending any session still connected to it.
@@ -68,6 +75,9 @@ func (d *Database) Drop(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("drop database %s: %w", d.Name, err)
 	}
+	d.cluster.mu.Lock()
+	delete(d.cluster.dbs, d)
+	d.cluster.mu.Unlock()
 	return nil
 }
 

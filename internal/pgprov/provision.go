@@ -63,6 +63,9 @@ type Cluster struct {
 	closeOnce sync.Once
 	closeErr  error
 	closeFn   func() error
+
+	mu  sync.Mutex
+	dbs map[*Database]struct{} // created and not yet dropped
 }
 
 // Start finds or starts a server in the order of DESIGN §9.
@@ -126,15 +129,33 @@ func (c *Cluster) Crash(ctx context.Context) error {
 }
 
 // Close stops what Start started and removes its files. A cluster reached by
-// URL is left running.
+// URL is left running, but the databases the run created on it and did not
+// drop (a run cut short, Ctrl-C) are dropped.
 func (c *Cluster) Close() error {
 	c.closeOnce.Do(func() {
 		unregister(c)
+		if c.local == nil {
+			c.closeErr = c.dropAll()
+		}
 		if c.closeFn != nil {
-			c.closeErr = c.closeFn()
+			c.closeErr = errors.Join(c.closeErr, c.closeFn())
 		}
 	})
 	return c.closeErr
+}
+
+func (c *Cluster) dropAll() error {
+	c.mu.Lock()
+	var all []*Database
+	for d := range c.dbs {
+		all = append(all, d)
+	}
+	c.mu.Unlock()
+	var errs []error
+	for _, d := range all {
+		errs = append(errs, d.Drop(context.Background()))
+	}
+	return errors.Join(errs...)
 }
 
 func (c *Cluster) readVersion(ctx context.Context) error {

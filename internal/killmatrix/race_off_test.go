@@ -1,5 +1,5 @@
 //go:build !race
 
-package properties_test
+package killmatrix_test
 
 const raceEnabled = false

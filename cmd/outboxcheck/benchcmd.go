@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/internal/bench"
+)
+
+func benchCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", "Measures time to kill per mutant (median and max over seeds), steps/s with and without\nfaults, cluster-ready time, and the soak baseline under the same budget; writes BENCHMARKS.md.", stderr)
+	seeds := fs.Int("seeds", 10, "seeds per mutant")
+	budget := fs.Duration("budget", 30*time.Second, "time per mutant and seed (harness) and per mutant (soak)")
+	out := fs.String("out", "BENCHMARKS.md", "where to write the report ('-' for stdout)")
+	only := fs.String("only", "", "comma-separated mutant names (default: all)")
+	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
+	if help, err := parse(fs, args); help || err != nil {
+		return err
+	}
+	if *seeds < 1 || *budget <= 0 {
+		return usageErrorf("--seeds and --budget must be positive")
+	}
+	ms, err := mutantList(*only)
+	if err != nil {
+		return err
+	}
+	if *out != "-" {
+		if err := checkWritable(filepath.Dir(*out)); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cluster, err := startCluster(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer cluster.Close()
+	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: *url, Seeds: *seeds, Budget: *budget, Mutants: ms, Log: stderr})
+	if err != nil {
+		return infraError(err)
+	}
+	var b bytes.Buffer
+	cmd := "go run ./cmd/outboxcheck bench"
+	if len(args) > 0 {
+		cmd += " " + strings.Join(args, " ")
+	}
+	m := bench.ThisMachine(fmt.Sprintf("%s (%s)", cluster.Version, cluster.Source), commit())
+	if err := rep.Markdown(&b, m, cmd); err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err = stdout.Write(b.Bytes())
+		return err
+	}
+	if err := writeAtomic(*out, b.Bytes()); err != nil {
+		return usageErrorf("write %s: %v", *out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// mutantList resolves --only; nil means all.
+func mutantList(only string) ([]mutants.Mutant, error) {
+	if only == "" {
+		return nil, nil
+	}
+	var ms []mutants.Mutant
+	for _, name := range strings.Split(only, ",") {
+		m, ok := mutants.ByName(strings.TrimSpace(name))
+		if !ok {
+			return nil, usageErrorf("unknown mutant %q: want one of %s", name, strings.Join(mutantNames(), ", "))
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
+}
+
+// commit is the checkout's commit, for the report; "unknown" outside git.
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// checkWritable fails early, before a long run, if dir cannot take a file.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".outboxcheck-probe-*")
+	if err != nil {
+		return usageErrorf("cannot write to %s: %v", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// writeAtomic writes data to path through a temporary file and a rename,
+// so that nothing half-written is ever left at path.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".outboxcheck-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// newFlags is a command's flag set; errors are returned, never exit.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("outboxcheck "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: outboxcheck %s [flags]\n\n%s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args; -h is not an error, a bad flag is a usage error.
+func parse(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, &codedError{code: exitUsage, err: err, quiet: false}
+	}
+	if fs.NArg() > 0 {
+		return false, usageErrorf("unexpected argument %q", fs.Arg(0))
+	}
+	return false, nil
+}
+
+// budgetFlags are the rapid budget flags every command shares.
+type budgetFlags struct {
+	checks, steps int
+	seed          string
+	shrink        time.Duration
+}
+
+func (b *budgetFlags) register(fs *flag.FlagSet, checks int) {
+	fs.IntVar(&b.checks, "checks", checks, "checks to run (each: reset, a random sequence of actions, drain)")
+	fs.IntVar(&b.steps, "steps", 30, "average actions per check")
+	fs.StringVar(&b.seed, "seed", "", "rapid seed (a number); empty draws one")
+	fs.DurationVar(&b.shrink, "shrink-time", 30*time.Second, "how long to shrink a failure")
+}
+
+func (b *budgetFlags) budget() (properties.Budget, error) {
+	if b.checks < 1 {
+		return properties.Budget{}, usageErrorf("--checks must be at least 1, got %d", b.checks)
+	}
+	if b.steps < 1 {
+		return properties.Budget{}, usageErrorf("--steps must be at least 1, got %d", b.steps)
+	}
+	if b.shrink < 0 {
+		return properties.Budget{}, usageErrorf("--shrink-time must not be negative, got %v", b.shrink)
+	}
+	out := properties.Budget{Checks: b.checks, Steps: b.steps, ShrinkTime: b.shrink}
+	if s := strings.TrimSpace(b.seed); s != "" {
+		var err error
+		if out.Seed, err = parseSeed(s); err != nil {
+			return properties.Budget{}, err
+		}
+	}
+	return out, nil
+}
+
+func parseSeed(s string) (uint64, error) {
+	var seed uint64
+	if _, err := fmt.Sscan(s, &seed); err != nil || fmt.Sprint(seed) != s || seed == 0 {
+		return 0, usageErrorf("--seed must be a positive integer, got %q", s)
+	}
+	return seed, nil
+}

@@ -1,0 +1,96 @@
+// Command outboxcheck checks a transactional outbox + inbox against the
+// reference model under crashes, lease expiries and partitions.
+//
+// It is thin: flags become a call into properties (or the kill matrix),
+// and the error that comes back becomes the exit code.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0 // every property held (run); every mutant killed and the reference passed (mutants)
+	exitViolation = 1 // a property was violated (run); the kill matrix has a survivor (mutants)
+	exitUsage     = 2 // bad flags, arguments or configuration
+	exitInfra     = 3 // infrastructure: PostgreSQL could not start, the cluster was lost, a harness deadline
+)
+
+const usage = `usage: outboxcheck <command> [flags]
+
+commands:
+  run       check the reference implementation, or a mutant, with rapid
+  mutants   run the kill matrix: every mutant must be killed by its property
+  bench     measure time to kill, steps/s and the soak baseline; write BENCHMARKS.md
+
+Run 'outboxcheck <command> -h' for a command's flags.
+
+PostgreSQL: --database-url or OUTBOXCHECK_DATABASE_URL (a database is created
+for the run and dropped after), else Docker through testcontainers-go, else
+the local server binaries (a throwaway cluster).
+
+exit codes:
+  0  every property held
+  1  a property was violated (mutants: a mutant survived or the reference failed)
+  2  usage or configuration error
+  3  infrastructure error (PostgreSQL could not start, the cluster was lost,
+     a deadline on the harness's own plumbing)
+`
+
+func main() { os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageErrorf("no command given")
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "mutants":
+		return mutantsCmd(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return usageErrorf("unknown command %q (want run, mutants or bench; see outboxcheck --help)", args[0])
+}
+
+// exitCode prints err on one line and maps it to the exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var c *codedError
+	if !errors.As(err, &c) {
+		c = &codedError{code: exitInfra}
+	}
+	if !c.quiet {
+		fmt.Fprintf(stderr, "outboxcheck: %v\n", err)
+	}
+	return c.code
+}
+
+// codedError carries its exit code.
+type codedError struct {
+	code  int
+	err   error
+	quiet bool // already reported in full
+}
+
+func (e *codedError) Error() string { return e.err.Error() }
+func (e *codedError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func infraError(err error) error {
+	return &codedError{code: exitInfra, err: fmt.Errorf("infrastructure error: %w", err)}
+}

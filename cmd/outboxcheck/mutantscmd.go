@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/internal/killmatrix"
+)
+
+func mutantsCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("mutants", "Runs the kill matrix: every mutant must fail with the property that names its bug,\nand the reference implementation must pass (fault-free and under faults).", stderr)
+	var b budgetFlags
+	b.register(fs, 300)
+	list := fs.Bool("list", false, "list the mutants and exit")
+	only := fs.String("only", "", "comma-separated mutant names (default: all)")
+	noRef := fs.Bool("no-reference", false, "skip the reference implementation's rows")
+	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
+	if help, err := parse(fs, args); help || err != nil {
+		return err
+	}
+	if *list {
+		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "MUTANT\tKILLED BY\tFAULTS\tBUG")
+		for _, m := range mutants.All {
+			fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", m.Name, m.Kills, m.NeedsFaults, m.Bug)
+		}
+		return w.Flush()
+	}
+	budget, err := b.budget()
+	if err != nil {
+		return err
+	}
+	if budget.Seed == 0 {
+		budget.Seed = 1 // the matrix is a benchmark: reproducible unless asked otherwise
+	}
+	ms, err := mutantList(*only)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cluster, err := startCluster(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer cluster.Close()
+	fmt.Fprintf(stdout, "kill matrix: PostgreSQL %s (%s), seed %d, at most %d checks per subject, shrink %v\n",
+		cluster.Version, cluster.Source, budget.Seed, budget.Checks, budget.ShrinkTime)
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "SUBJECT\tVERDICT\tPROPERTY\tCHECKS\tTO FAIL\tSTEPS\tTOTAL\t")
+	bad := 0
+	rows, err := killmatrix.Run(ctx, killmatrix.Config{Cluster: cluster, Budget: budget, Mutants: ms, Reference: !*noRef},
+		func(r killmatrix.Row) {
+			if !r.OK() {
+				bad++
+			}
+			toFail, steps := "-", "-"
+			if r.Failure != nil {
+				toFail, steps = fmt.Sprintf("%.2fs", r.ToFail.Seconds()), fmt.Sprint(r.Steps())
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%.1fs\t\n", r.Subject, r.Verdict(), r.Property(), r.Checks, toFail, steps, r.Elapsed.Seconds())
+			w.Flush()
+		})
+	if err != nil {
+		return infraError(err)
+	}
+	for _, r := range rows {
+		if r.Failure != nil && r.Failure.Infrastructure {
+			return infraError(fmt.Errorf("%s: %s", r.Subject, r.Failure.Message))
+		}
+	}
+	if bad > 0 {
+		return &codedError{code: exitViolation, err: fmt.Errorf("%d of %d subjects did not come out as they must", bad, len(rows))}
+	}
+	fmt.Fprintf(stdout, "kill matrix: %d subjects, every mutant killed by its property, the reference passed\n", len(rows))
+	return nil
+}

@@ -1,0 +1,147 @@
+// Package killmatrix runs every mutant of impl/mutants, and the reference
+// implementation, through the harness under one budget and tabulates the
+// outcome (DESIGN §11): killed or survived, by which property, how fast,
+// and how short the shrunk counterexample is. The CLI's `mutants` command,
+// its test and the benchmarks share it.
+package killmatrix
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Config is one kill-matrix run.
+type Config struct {
+	Cluster *pgprov.Cluster   // where each subject gets a fresh database
+	Budget  properties.Budget // per subject; the run stops at its first failure
+	Mutants []mutants.Mutant  // default mutants.All
+	// Reference also runs the reference implementation, fault-free and
+	// under faults, which must pass.
+	Reference bool
+	Live      io.Writer // if set, receives rapid's output as it comes
+}
+
+// Row is one subject's outcome.
+type Row struct {
+	Subject string // "reference", "reference+faults" or the mutant's name
+	Want    string // the property that must fail; "" for the reference
+	Faults  bool
+	// Failure is the shrunk failure; nil when every check passed.
+	Failure *properties.Failure
+	Checks  int           // checks until the first failure (all checks when none)
+	ToFail  time.Duration // wall time until the first failure
+	Elapsed time.Duration // wall time including shrinking
+	Output  string        // what rapid reported
+}
+
+// Property is the violated property, "" when none was.
+func (r Row) Property() string {
+	if r.Failure == nil || r.Failure.Infrastructure {
+		return ""
+	}
+	return r.Failure.Property
+}
+
+// Steps is the shrunk counterexample's length.
+func (r Row) Steps() int {
+	if r.Failure == nil || r.Failure.History == nil {
+		return 0
+	}
+	return len(r.Failure.History.Entries)
+}
+
+// Verdict says what the row means: "killed", "survived", "passed",
+// "WRONG PROPERTY", "FALSE POSITIVE" or "INFRASTRUCTURE".
+func (r Row) Verdict() string {
+	switch {
+	case r.Failure != nil && r.Failure.Infrastructure:
+		return "INFRASTRUCTURE"
+	case r.Want == "" && r.Failure == nil:
+		return "passed"
+	case r.Want == "":
+		return "FALSE POSITIVE"
+	case r.Failure == nil:
+		return "SURVIVED"
+	case r.Failure.Property != r.Want:
+		return "WRONG PROPERTY"
+	}
+	return "killed"
+}
+
+// OK: the reference passed, or the mutant was killed by its property.
+func (r Row) OK() bool { return r.Verdict() == "killed" || r.Verdict() == "passed" }
+
+// subject is one row to run.
+type subject struct {
+	name   string
+	want   string
+	faults bool
+	new    properties.NewSubject
+}
+
+func (c Config) subjects() []subject {
+	var out []subject
+	if c.Reference {
+		out = append(out, subject{name: "reference", new: reference.New},
+			subject{name: "reference+faults", faults: true, new: reference.New})
+	}
+	ms := c.Mutants
+	if ms == nil {
+		ms = mutants.All
+	}
+	for _, m := range ms {
+		out = append(out, subject{name: m.Name, want: m.Kills, faults: m.NeedsFaults, new: reference.Mutated(m)})
+	}
+	return out
+}
+
+// Run runs every subject in turn; each row is passed to each as it is
+// done. It returns an error only when it cannot run a subject at all.
+func Run(ctx context.Context, c Config, each func(Row)) ([]Row, error) {
+	restore := c.Budget.Apply()
+	defer restore()
+	var rows []Row
+	for _, s := range c.subjects() {
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+		row, err := c.run(ctx, s)
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", s.name, err)
+		}
+		rows = append(rows, row)
+		if each != nil {
+			each(row)
+		}
+	}
+	return rows, nil
+}
+
+func (c Config) run(ctx context.Context, s subject) (Row, error) {
+	db, err := c.Cluster.NewDatabase(ctx)
+	if err != nil {
+		return Row{}, err
+	}
+	defer db.Drop(context.WithoutCancel(ctx))
+	opts := properties.Options{DatabaseURL: db.URL, Faults: s.faults}
+	if s.faults && c.Cluster.Owned() {
+		opts.CrashDatabase = c.Cluster.Crash
+	}
+	start := time.Now()
+	rec := properties.NewRecorder("outboxcheck/"+s.name, c.Live)
+	sum := properties.Run(rec, s.new, opts)
+	row := Row{Subject: s.name, Want: s.want, Faults: s.faults, Failure: sum.Failure,
+		Checks: sum.Checks, Elapsed: time.Since(start), Output: rec.Output()}
+	row.ToFail = row.Elapsed
+	if sum.First != nil {
+		row.Checks, row.ToFail = sum.First.Check, sum.First.Elapsed
+	}
+	return row, nil
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package killmatrix_test
+
+const raceEnabled = true

@@ -1,0 +1,28 @@
+package properties
+
+import "time"
+
+// Failure is why a check failed, kept as data for reports and the kill
+// matrix: a violated property with its counterexample, or an
+// infrastructure error (never a property).
+type Failure struct {
+	Infrastructure bool     // true: the plumbing failed, not the subject
+	Property       string   // the violated property (DESIGN §7); empty for infrastructure
+	Message        string   // the problem as reported
+	History        *History // the failing check's steps, shrunk when rapid is done
+}
+
+// FirstFailure is when the run first failed, before any shrinking.
+type FirstFailure struct {
+	Check   int           // the check number, from 1
+	Elapsed time.Duration // wall time from the run's start
+}
+
+// record keeps f as the run's failure. rapid replays the shrunk
+// counterexample last, so the last failure recorded is the shrunk one.
+func (r *runner) record(f Failure) {
+	if r.sum.Failure == nil {
+		r.sum.First = &FirstFailure{Check: r.sum.Checks, Elapsed: time.Since(r.started)}
+	}
+	r.sum.Failure = &f
+}
