@@ -366,3 +366,28 @@ func TestUnknownClaimOfSeveralRows(t *testing.T) {
 		t.Fatal("the adopted claim_id was not recorded as handed out")
 	}
 }
+
+// A row marked PUBLISHED inside Publish is allowed once the broker has the
+// event (and only for the claim that just published); marked without the
+// broker ever having it, the event is lost.
+func TestPublishedOnlyAfterTheBrokerHasIt(t *testing.T) {
+	s := New(t0, SeedPolicy())
+	s = committed(t, s, "p", "e")
+	s, _ = claim(t, s, "k", 1, Claimed{ID: "e", Attempts: 1})
+	early := s.Rows["e"]
+	early.Status, early.ClaimID, early.ClaimExpiresAt, early.PublishedAt = Published, "", time.Time{}, t0
+	rows := map[string]Row{"e": early}
+
+	_, ps := Observe(s, Observed{Rows: rows, Published: "k"}, false)
+	wantProblem(t, ps, NoLoss)
+
+	sent, ps := Publish(s, "e", "")
+	wantNone(t, ps)
+	after, ps := Observe(sent, Observed{Rows: rows, Published: "k"}, false)
+	wantNone(t, ps)
+	_, ps = MarkPublished(after, "e", "k", false, Done)
+	wantNone(t, ps) // the claim's own mark now finds the row already done
+
+	_, ps = Observe(sent, Observed{Rows: rows, Published: "other"}, false)
+	wantProblem(t, ps, ModelAgreement)
+}

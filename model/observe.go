@@ -11,6 +11,9 @@ type Observed struct {
 	Rows    map[string]Row
 	Payload map[string]string
 	Effects map[string]int
+	// Published is the claim_id whose Publish ran just before: a subject
+	// may mark the row inside Publish once the broker has it.
+	Published string
 }
 
 // Observe compares what the database holds with the model, resolves every
@@ -118,7 +121,27 @@ func (s *State) compareRow(id string, o Observed, afterCleanup bool) []Problem {
 		return nil
 	}
 	s.Rows[id] = got // continue from what is there, so one fault is reported once
+	if want.Status != Published && got.Status == Published && want.Attempts == got.Attempts {
+		if s.carried(id) {
+			if want.Status == Publishing && want.ClaimID == o.Published {
+				return nil // marked inside Publish once the broker had it: allowed
+			}
+			return []Problem{classify(want, got)}
+		}
+		return []Problem{{Property: NoLoss, Event: id, Detail: fmt.Sprintf(
+			"marked PUBLISHED but the broker never accepted it: nothing will ever send it (row is %s)", describe(got))}}
+	}
 	return []Problem{classify(want, got)}
+}
+
+// carried reports whether the broker ever accepted event id.
+func (s State) carried(id string) bool {
+	for _, m := range s.Broker {
+		if m.EventID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // classify names the property a row that should be want but is got breaks.

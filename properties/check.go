@@ -36,6 +36,7 @@ func (m *machine) observe() ([]model.Problem, error) {
 		return nil, err
 	}
 	obs, ps := observed(rows, effects)
+	obs.Published, m.published = m.published, ""
 	var more []model.Problem
 	m.m, more = model.Observe(m.m, obs, m.afterCleanup)
 	m.afterCleanup = false

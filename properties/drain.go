@@ -78,6 +78,8 @@ func (m *machine) Publish0(t *rapid.T) {
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
 	e.Result = result(err, "acknowledged")
 	m.applyPublishes(t, before)
+	m.published = h.c.ClaimID
+	m.Check(t) // a subject may mark inside Publish: see it before the mark
 	e = m.record("MarkPublished", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	var changed bool
 	err = m.call(t, Actor{Role: Dispatcher}, func(ctx context.Context) (err error) {

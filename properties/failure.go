@@ -7,6 +7,7 @@ import "time"
 // infrastructure error (never a property).
 type Failure struct {
 	Infrastructure bool     // true: the plumbing failed, not the subject
+	Panic          bool     // true: the subject panicked (a broken subject, not a property)
 	Property       string   // the violated property (DESIGN §7); empty for infrastructure
 	Message        string   // the problem as reported
 	History        *History // the failing check's steps, shrunk when rapid is done

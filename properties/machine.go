@@ -45,6 +45,7 @@ type machine struct {
 	lastCommit time.Time // harness time of the last producer commit
 
 	afterCleanup bool
+	published    string // the claim whose Publish ran last, until the next observation
 
 	links   *links
 	harness *harness
@@ -73,6 +74,12 @@ func (m *machine) call(t *rapid.T, a Actor, fn func(ctx context.Context) error) 
 func (m *machine) do(fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
 	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			m.run.record(Failure{Panic: true, Message: fmt.Sprintf("the subject panicked: %v", p), History: m.hist.clone()})
+			panic(p) // rapid reports it with its traceback
+		}
+	}()
 	return fn(ctx)
 }
 
@@ -192,12 +199,8 @@ func (m *machine) Claim(t *rapid.T) {
 
 // applyClaim checks a determinate claim result against the model.
 func (m *machine) applyClaim(t *rapid.T, limit int, got []Claimed) {
-	claims := make([]model.Claimed, len(got))
-	for i, c := range got {
-		claims[i] = model.Claimed{ID: c.ID, Attempts: c.Attempts, ClaimID: c.ClaimID}
-	}
 	var ps []model.Problem
-	m.m, ps = model.Claim(m.m, limit, claims)
+	m.m, ps = model.Claim(m.m, limit, modelClaims(got))
 	m.report(t, ps)
 }
 
@@ -264,6 +267,7 @@ func (m *machine) Publish(t *rapid.T) {
 	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
+	m.published = h.c.ClaimID
 	m.countBroker()
 	e.Result = result(err, "acknowledged")
 	m.applyPublishes(t, before)

@@ -25,6 +25,7 @@ type Subject struct {
 	Consumers   []mutants.Handler
 	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
 	sessions    map[properties.Actor]*impl.Session
+	lastNow     time.Time // the harness time of the last dispatcher call
 }
 
 // New builds the reference subject and creates its schema.
@@ -132,7 +133,7 @@ func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([
 }
 
 func (s *Subject) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
-	disp := *s.Dispatchers[d]
+	disp := *s.at(d, s.lastNow) // Publish takes no time: the dispatcher's last one
 	disp.Publisher = publisher{pub}
 	return s.publish(ctx, &disp, ToImpl(c))
 }
@@ -147,6 +148,7 @@ func (s *Subject) MarkFailed(ctx context.Context, d int, c properties.Claimed, n
 
 // at is dispatcher d reading the harness's time now.
 func (s *Subject) at(d int, now time.Time) *impl.Dispatcher {
+	s.lastNow = now
 	disp := *s.Dispatchers[d]
 	disp.Clock = impl.ClockFunc(func() time.Time { return now })
 	return &disp

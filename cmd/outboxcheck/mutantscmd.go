@@ -53,8 +53,8 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	defer cluster.Close()
 	fmt.Fprintf(stdout, "kill matrix: PostgreSQL %s (%s), seed %d, at most %d checks per subject, shrink %v\n",
 		cluster.Version, cluster.Source, budget.Seed, budget.Checks, budget.ShrinkTime)
-	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "SUBJECT\tVERDICT\tPROPERTY\tCHECKS\tTO FAIL\tSTEPS\tTOTAL\t")
+	const row = "%-34s %-14s %-20s %6v %8s %5s %7s\n"
+	fmt.Fprintf(stdout, row, "SUBJECT", "VERDICT", "PROPERTY", "CHECKS", "TO FAIL", "STEPS", "TOTAL")
 	bad := 0
 	rows, err := killmatrix.Run(ctx, killmatrix.Config{Cluster: cluster, Budget: budget, Mutants: ms, Reference: !*noRef},
 		func(r killmatrix.Row) {
@@ -65,8 +65,7 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 			if r.Failure != nil {
 				toFail, steps = fmt.Sprintf("%.2fs", r.ToFail.Seconds()), fmt.Sprint(r.Steps())
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%.1fs\t\n", r.Subject, r.Verdict(), r.Property(), r.Checks, toFail, steps, r.Elapsed.Seconds())
-			w.Flush()
+			fmt.Fprintf(stdout, row, r.Subject, r.Verdict(), r.Property(), r.Checks, toFail, steps, fmt.Sprintf("%.1fs", r.Elapsed.Seconds()))
 		})
 	if err != nil {
 		return infraError(err)

@@ -26,6 +26,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
 	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, broker faults and crashes")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
+	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
 	verbose := fs.Bool("v", false, "print rapid's output as it comes")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -34,7 +35,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	newSubject, err := subjectByName(*subject)
+	newSubject, needsConcurrency, err := subjectByName(*subject)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	defer db.Drop(context.Background())
 
-	opts := properties.Options{DatabaseURL: db.URL, Faults: !*noFaults}
+	opts := properties.Options{DatabaseURL: db.URL, Faults: !*noFaults, Concurrent: *concurrent || needsConcurrency}
 	if opts.Faults && cluster.Owned() {
 		opts.CrashDatabase = cluster.Crash
 	}
@@ -81,6 +82,9 @@ func verdictOf(sum properties.Summary, rec *properties.Recorder, stdout io.Write
 		return infraError(fmt.Errorf("rapid failed without a recorded failure:\n%s", rec.Output()))
 	case f.Infrastructure:
 		return infraError(fmt.Errorf("%s", f.Message))
+	case f.Panic:
+		fmt.Fprintf(stdout, "%s\n%s", f.Message, f.History.Story())
+		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}
 	}
 	fmt.Fprintf(stdout, "property violated: %s: %s\ncounterexample (%d steps, first failed at check %d):\n%s",
 		f.Property, f.Message, len(f.History.Entries), sum.First.Check, f.History.Story())
@@ -88,14 +92,14 @@ func verdictOf(sum properties.Summary, rec *properties.Recorder, stdout io.Write
 }
 
 // subjectByName resolves --subject.
-func subjectByName(name string) (properties.NewSubject, error) {
+func subjectByName(name string) (properties.NewSubject, bool, error) {
 	if name == "reference" {
-		return reference.New, nil
+		return reference.New, false, nil
 	}
 	if m, ok := mutants.ByName(name); ok {
-		return reference.Mutated(m), nil
+		return reference.Mutated(m), m.NeedsConcurrency, nil
 	}
-	return nil, usageErrorf("unknown subject %q: want reference or one of %s", name, strings.Join(mutantNames(), ", "))
+	return nil, false, usageErrorf("unknown subject %q: want reference or one of %s", name, strings.Join(mutantNames(), ", "))
 }
 
 func mutantNames() []string {

@@ -37,6 +37,8 @@ type Mutant struct {
 	Kills string
 	// NeedsFaults: only network or broker faults expose it.
 	NeedsFaults bool
+	// NeedsConcurrency: only actors running at the same instant expose it.
+	NeedsConcurrency bool
 	// Queries, if set, edits the store's SQL.
 	Queries func(*impl.Queries)
 	// Consumer, if set, replaces the consumer.
@@ -64,6 +66,8 @@ var All = []Mutant{
 	CleanupDeletesUnfinished,
 	RedriveNewEventID,
 	PublishNewEventID,
+	MarkPublishedBeforePublishing,
+	ClaimWithoutSkipLocked,
 }
 
 // ByName finds a mutant; ok is false for an unknown name.

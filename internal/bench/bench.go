@@ -177,6 +177,7 @@ func (c Config) kill(ctx context.Context, m mutants.Mutant) (Kill, error) {
 		if err != nil {
 			return k, err
 		}
+		opts.Concurrent = m.NeedsConcurrency
 		restore := properties.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
 		opts.Deadline = time.Now().Add(c.Budget)
 		sum := properties.Run(properties.NewRecorder("bench/"+m.Name, nil), reference.Mutated(m), opts)

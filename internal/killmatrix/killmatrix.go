@@ -33,6 +33,8 @@ type Row struct {
 	Subject string // "reference", "reference+faults" or the mutant's name
 	Want    string // the property that must fail; "" for the reference
 	Faults  bool
+	// Concurrent: the subject ran with ClaimTogether (Options.Concurrent).
+	Concurrent bool
 	// Failure is the shrunk failure; nil when every check passed.
 	Failure *properties.Failure
 	Checks  int           // checks until the first failure (all checks when none)
@@ -63,6 +65,8 @@ func (r Row) Verdict() string {
 	switch {
 	case r.Failure != nil && r.Failure.Infrastructure:
 		return "INFRASTRUCTURE"
+	case r.Failure != nil && r.Failure.Panic:
+		return "PANICKED"
 	case r.Want == "" && r.Failure == nil:
 		return "passed"
 	case r.Want == "":
@@ -80,10 +84,11 @@ func (r Row) OK() bool { return r.Verdict() == "killed" || r.Verdict() == "passe
 
 // subject is one row to run.
 type subject struct {
-	name   string
-	want   string
-	faults bool
-	new    properties.NewSubject
+	name       string
+	want       string
+	faults     bool
+	concurrent bool
+	new        properties.NewSubject
 }
 
 func (c Config) subjects() []subject {
@@ -97,7 +102,7 @@ func (c Config) subjects() []subject {
 		ms = mutants.All
 	}
 	for _, m := range ms {
-		out = append(out, subject{name: m.Name, want: m.Kills, faults: m.NeedsFaults, new: reference.Mutated(m)})
+		out = append(out, subject{name: m.Name, want: m.Kills, faults: m.NeedsFaults, concurrent: m.NeedsConcurrency, new: reference.Mutated(m)})
 	}
 	return out
 }
@@ -130,15 +135,18 @@ func (c Config) run(ctx context.Context, s subject) (Row, error) {
 		return Row{}, err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	opts := properties.Options{DatabaseURL: db.URL, Faults: s.faults}
+	opts := properties.Options{DatabaseURL: db.URL, Faults: s.faults, Concurrent: s.concurrent}
 	if s.faults && c.Cluster.Owned() {
 		opts.CrashDatabase = c.Cluster.Crash
 	}
 	start := time.Now()
 	rec := properties.NewRecorder("outboxcheck/"+s.name, c.Live)
 	sum := properties.Run(rec, s.new, opts)
-	row := Row{Subject: s.name, Want: s.want, Faults: s.faults, Failure: sum.Failure,
+	row := Row{Subject: s.name, Want: s.want, Faults: s.faults, Concurrent: s.concurrent, Failure: sum.Failure,
 		Checks: sum.Checks, Elapsed: time.Since(start), Output: rec.Output()}
+	if rec.Failed() && row.Failure == nil {
+		row.Failure = &properties.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
+	}
 	row.ToFail = row.Elapsed
 	if sum.First != nil {
 		row.Checks, row.ToFail = sum.First.Check, sum.First.Elapsed

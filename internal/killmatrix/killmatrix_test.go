@@ -45,7 +45,10 @@ func TestKillMatrix(t *testing.T) {
 		switch {
 		case !r.OK():
 			t.Errorf("%s: %s (want %q):\n%s", r.Subject, r.Verdict(), r.Want, r.Output)
-		case r.Want != "" && r.Steps() > maxSteps:
+		case r.Want != "" && r.Steps() > maxSteps && !r.Concurrent:
+			// A race replays only when the database picks the same order,
+			// so rapid cannot always shrink it: its length is reported, not
+			// bounded.
 			t.Errorf("%s: counterexample of %d steps is not short:\n%s", r.Subject, r.Steps(), r.Output)
 		}
 	})

@@ -71,11 +71,15 @@ func (s *localServer) logPath() string { return filepath.Join(s.root, "postgres.
 // prepare lays out the temp dir: a copy of the template data dir and a
 // private socket dir, both owned by the server user.
 func (s *localServer) prepare(tmpl string) error {
+	sweepOrphans()
 	root, err := os.MkdirTemp("", "outboxcheck-pg-")
 	if err != nil {
 		return fmt.Errorf("postgres temp dir: %w", err)
 	}
 	s.root = root
+	if err := markOwner(root); err != nil {
+		return err
+	}
 	if err := os.Chmod(root, 0o711); err != nil {
 		return err
 	}

@@ -1,0 +1,76 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// gateWait bounds how long the gate waits for both calls to queue on it.
+const gateWait = 2 * time.Second
+
+// gate lines up concurrent calls so they really overlap: the harness takes
+// a SHARE lock on every table of the database, which lets reads through but
+// stops every write. The calls start, each queues on its first write, and
+// once all of them wait (or gateWait passed) the gate opens and they run
+// together. It knows nothing of the subject's tables: it locks them all.
+type gate struct {
+	tx pgx.Tx
+}
+
+// closeGate locks the tables; nil gate (and no error) if a lock is
+// contended, in which case the calls simply run unsynchronised.
+func (m *machine) closeGate(ctx context.Context) (*gate, error) {
+	tx, err := m.harness.conn.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var tables []string
+	rows, err := tx.Query(ctx, `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
+		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`)
+	if err == nil {
+		tables, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err == nil && len(tables) > 0 {
+		if _, err = tx.Exec(ctx, "SET LOCAL lock_timeout = '500ms'"); err == nil {
+			_, err = tx.Exec(ctx, "LOCK TABLE "+strings.Join(tables, ", ")+" IN SHARE MODE")
+		}
+	}
+	if err != nil {
+		tx.Rollback(ctx)
+		return nil, nil
+	}
+	return &gate{tx: tx}, nil
+}
+
+// waitQueued waits until every session of apps waits on a lock (or
+// gateWait passed: a call that needs no write never queues).
+func (m *machine) waitQueued(ctx context.Context, g *gate, apps []string) error {
+	if g == nil {
+		return nil
+	}
+	deadline := time.Now().Add(gateWait)
+	for time.Now().Before(deadline) {
+		n, err := m.sessions(ctx, "wait_event_type = 'Lock' AND application_name = ANY($1)", apps)
+		if err != nil {
+			g.tx.Rollback(ctx)
+			return fmt.Errorf("gate: %w", err)
+		}
+		if n >= len(apps) {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// openGate releases the queued calls together.
+func (m *machine) openGate(ctx context.Context, g *gate) error {
+	if g == nil {
+		return nil
+	}
+	return g.tx.Commit(ctx)
+}
