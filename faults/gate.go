@@ -131,7 +131,9 @@ func (t *gateToxic) forward(g *gate, rc *requestCounter, stub *toxics.ToxicStub,
 		select {
 		case <-time.After(delay):
 		case <-stub.Interrupt:
-			stub.Output <- c // healed mid-delay: deliver, never drop
+			// Healed mid-delay: deliver, never drop, unless nothing reads
+			// any more (the connection closed while it was healed).
+			_ = stub.WriteOutput(c, 500*time.Millisecond)
 			return false
 		}
 	}

@@ -99,6 +99,7 @@ type runner struct {
 	harness *harness
 	sum     Summary
 	started time.Time
+	broker  currentBroker // Env.Broker: the running check's broker
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
@@ -124,6 +125,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.ShrinkRuns++
 		}
 		m := newMachine(r)
+		r.broker.b = m.broker
 		ids.Store(0)
 		if err := m.do(r.subj.Reset); err != nil {
 			m.infra(t, "reset", err)
@@ -177,6 +179,7 @@ func (r *runner) open(newSubject NewSubject) error {
 		Policy:      r.opts.Policy,
 		Dispatchers: r.opts.Dispatchers,
 		Consumers:   r.opts.Consumers,
+		Broker:      &r.broker,
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()

@@ -152,20 +152,24 @@ func (m *machine) Commit(t *rapid.T) {
 	p := m.newPayment()
 	e := m.record("Commit", Actor{Role: Producer}, p.ID)
 	var id string
+	before := len(m.broker.Log)
 	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
 	e.Result = result(err, "event "+id)
 	var ps []model.Problem
 	m.m, ps = model.Commit(m.m, p.ID, id, m.outcome(err))
 	m.report(t, ps)
+	m.applyPublishes(t, before) // a producer that publishes itself (dual write)
 }
 
 // Rollback runs a producer transaction that writes and then rolls back.
 func (m *machine) Rollback(t *rapid.T) {
 	p := m.newPayment()
 	e := m.record("Rollback", Actor{Role: Producer}, p.ID)
+	before := len(m.broker.Log)
 	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
 	e.Result = result(err, "rolled back")
 	m.m = model.Rollback(m.m, p.ID)
+	m.applyPublishes(t, before) // a producer that publishes itself (dual write)
 }
 
 func (m *machine) newPayment() Payment {

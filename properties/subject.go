@@ -131,6 +131,10 @@ type Env struct {
 	Policy model.Policy
 	// Dispatchers and Consumers count the actors of each kind.
 	Dispatchers, Consumers int
+	// Broker is the harness's broker for a subject that publishes outside
+	// Publish (a producer's dual write: a bug the harness must see). What
+	// it accepts is checked like any other publish.
+	Broker Publisher
 }
 
 // NewSubject builds a subject on an empty, migrated-by-it database.

@@ -25,7 +25,7 @@ type Subject struct {
 	Consumers   []mutants.Handler
 	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
 	sessions    map[properties.Actor]*impl.Session
-	lastNow     time.Time // the harness time of the last dispatcher call
+	lastNow     []time.Time // per dispatcher: the harness time of its last call
 }
 
 // New builds the reference subject and creates its schema.
@@ -47,7 +47,7 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	if m.Queries != nil {
 		m.Queries(&queries)
 	}
-	s := &Subject{Env: env, sessions: map[properties.Actor]*impl.Session{}}
+	s := &Subject{Env: env, sessions: map[properties.Actor]*impl.Session{}, lastNow: make([]time.Time, env.Dispatchers)}
 	ids := impl.IDFunc(env.NewID)
 	open := func(a properties.Actor) (*impl.Session, error) {
 		sess, err := impl.NewSession(env.ConnString(a))
@@ -62,7 +62,7 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	producer := &impl.Producer{Session: sess, IDs: ids}
 	s.Producer = producer
 	if m.Producer != nil {
-		s.Producer = m.Producer(producer)
+		s.Producer = m.Producer(producer, publisher{env.Broker})
 	}
 	s.publish = m.Publish
 	if s.publish == nil {
@@ -133,7 +133,7 @@ func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([
 }
 
 func (s *Subject) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
-	disp := *s.at(d, s.lastNow) // Publish takes no time: the dispatcher's last one
+	disp := *s.at(d, s.lastNow[d]) // Publish takes no time: the dispatcher's last one
 	disp.Publisher = publisher{pub}
 	return s.publish(ctx, &disp, ToImpl(c))
 }
@@ -148,7 +148,7 @@ func (s *Subject) MarkFailed(ctx context.Context, d int, c properties.Claimed, n
 
 // at is dispatcher d reading the harness's time now.
 func (s *Subject) at(d int, now time.Time) *impl.Dispatcher {
-	s.lastNow = now
+	s.lastNow[d] = now
 	disp := *s.Dispatchers[d]
 	disp.Clock = impl.ClockFunc(func() time.Time { return now })
 	return &disp

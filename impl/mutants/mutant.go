@@ -43,8 +43,9 @@ type Mutant struct {
 	Queries func(*impl.Queries)
 	// Consumer, if set, replaces the consumer.
 	Consumer func(*impl.Session) Handler
-	// Producer, if set, replaces the producer.
-	Producer func(*impl.Producer) Writer
+	// Producer, if set, replaces the producer; broker is there for a
+	// producer that publishes itself (a dual write).
+	Producer func(p *impl.Producer, broker impl.Publisher) Writer
 	// MarkFailed, if set, replaces the dispatcher's failure handling.
 	MarkFailed FailureMarker
 	// Publish, if set, replaces how a dispatcher sends a claimed event.
@@ -68,6 +69,8 @@ var All = []Mutant{
 	PublishNewEventID,
 	MarkPublishedBeforePublishing,
 	ClaimWithoutSkipLocked,
+	DualWriteCommitThenPublish,
+	DualWritePublishThenCommit,
 }
 
 // ByName finds a mutant; ok is false for an unknown name.

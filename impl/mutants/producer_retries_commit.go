@@ -20,7 +20,7 @@ var ProducerRetriesCommit = Mutant{
 	Bug:         "producer retries the whole transaction on a retryable-looking COMMIT error: one payment, two events",
 	Kills:       "stable-id",
 	NeedsFaults: true,
-	Producer: func(p *impl.Producer) Writer {
+	Producer: func(p *impl.Producer, _ impl.Publisher) Writer {
 		return retryingProducer{p}
 	},
 }

@@ -153,6 +153,10 @@ func (r *round) dispatch(ctx context.Context, d int, once bool) (claimed int) {
 		})
 		claimed += len(cs)
 		for _, c := range cs {
+			if r.crash[d].Swap(false) { // killed holding claims: they wait for their lease
+				r.subj.Crash(actor)
+				break
+			}
 			perr := r.call(ctx, func(ctx context.Context) error { return r.subj.Publish(ctx, d, c, &r.bro) })
 			_ = r.call(ctx, func(ctx context.Context) error {
 				var err error

@@ -53,6 +53,7 @@ func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Resul
 		defer net.Close()
 	}
 	var ids atomic.Uint64
+	var cur currentBroker
 	var linkErr error
 	env := properties.Env{
 		ConnString: func(a properties.Actor) string {
@@ -71,6 +72,7 @@ func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Resul
 		Policy:      policy(),
 		Dispatchers: 2,
 		Consumers:   2,
+		Broker:      &cur,
 	}
 	bctx, cancel := context.WithTimeout(ctx, time.Minute)
 	subj, err := newSubject(bctx, env)
@@ -88,6 +90,7 @@ func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Resul
 	for time.Since(start) < c.Budget && ctx.Err() == nil {
 		res.Rounds++
 		r := newRound(subj, net, env)
+		cur.set(&r.bro)
 		if err := r.run(ctx, c.Round); err != nil {
 			return res, err
 		}
@@ -161,3 +164,18 @@ func (b *broker) requeue(m properties.Message) {
 
 func (b *broker) empty() bool { return b.len() == 0 }
 func (b *broker) len() int    { b.mu.Lock(); defer b.mu.Unlock(); return len(b.queue) }
+
+// currentBroker is Env.Broker: it forwards to the running round's broker.
+type currentBroker struct {
+	mu sync.Mutex
+	b  *broker
+}
+
+func (c *currentBroker) set(b *broker) { c.mu.Lock(); c.b = b; c.mu.Unlock() }
+
+func (c *currentBroker) Publish(ctx context.Context, m properties.Message) error {
+	c.mu.Lock()
+	b := c.b
+	c.mu.Unlock()
+	return b.Publish(ctx, m)
+}

@@ -31,7 +31,7 @@ func TestSoak(t *testing.T) {
 		}
 	})
 	t.Run("claim-no-reclaim is caught", func(t *testing.T) {
-		res, err := soak.Run(ctx, reference.Mutated(mutants.ClaimNoReclaim), soak.Config{DatabaseURL: pgtest.Database(t).URL, Budget: 20 * time.Second})
+		res, err := soak.Run(ctx, reference.Mutated(mutants.ClaimNoReclaim), soak.Config{DatabaseURL: pgtest.Database(t).URL, Budget: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
