@@ -131,9 +131,14 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			m.infra(t, "reset", err)
 		}
 		m.freshStart(t)
-		if opts.OnCheck != nil {
-			defer func() { opts.OnCheck(m.hist) }()
-		}
+		defer func() {
+			if r.sum.ShrinkRuns == 0 {
+				r.sum.Steps += len(m.hist.Entries)
+			}
+			if opts.OnCheck != nil {
+				opts.OnCheck(m.hist)
+			}
+		}()
 		t.Repeat(m.actions())
 		m.drain(t)
 	})

@@ -100,6 +100,9 @@ func (m *machine) record(action string, a Actor, input string) *Entry {
 // report fails the check on the first problem, most specific property first.
 func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if p, ok := model.First(ps); ok {
+		if n := len(m.hist.Entries); n > 0 {
+			m.hist.Entries[n-1].Expect = p.String() // where the model and the subject part ways
+		}
 		m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.clone()})
 		t.Fatalf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
 	}

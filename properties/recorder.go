@@ -77,6 +77,11 @@ type Budget struct {
 	Steps      int           // average actions per check
 	Seed       uint64        // the run's first seed; 0 draws one
 	ShrinkTime time.Duration // how long to spend shrinking a failure
+	// FailFile, if set, is a fail file to replay (rapid.failfile).
+	FailFile string
+	// KeepFailFiles lets rapid save a failure's fail file, under
+	// testdata/rapid/ in the working directory; by default none is written.
+	KeepFailFiles bool
 }
 
 // Apply sets rapid's flags to the budget and returns a function that puts
@@ -84,7 +89,7 @@ type Budget struct {
 // budgets must not overlap.
 func (b Budget) Apply() (restore func()) {
 	prepareRapid()
-	set := map[string]string{"rapid.nofailfile": "true"}
+	set := map[string]string{"rapid.nofailfile": fmt.Sprint(!b.KeepFailFiles), "rapid.failfile": b.FailFile}
 	if b.Checks > 0 {
 		set["rapid.checks"] = fmt.Sprint(b.Checks)
 	}

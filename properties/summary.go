@@ -13,6 +13,7 @@ import (
 type Summary struct {
 	Checks        int  // checks generated, up to and including the first failing one
 	ShrinkRuns    int  // checks replayed while shrinking a failure
+	Steps         int  // actions of the generated checks (not of shrinking)
 	OutOfTime     bool // Options.Deadline passed before rapid's checks were done
 	Network       faults.Coverage
 	Broker        BrokerCoverage

@@ -77,3 +77,5 @@ func parseSeed(s string) (uint64, error) {
 	}
 	return seed, nil
 }
+
+var flagErrHelp = flag.ErrHelp

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Exit codes.
@@ -25,6 +26,8 @@ const usage = `usage: outboxcheck <command> [flags]
 commands:
   run       check the reference implementation, or a mutant, with rapid
   mutants   run the kill matrix: every mutant must be killed by its property
+  replay    run a report's counterexample again, step by step
+  report    'report merge --out DIR DIR...': merge shard reports
   bench     measure time to kill, steps/s and the soak baseline; write BENCHMARKS.md
 
 Run 'outboxcheck <command> -h' for a command's flags.
@@ -55,11 +58,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return mutantsCmd(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageErrorf("unknown command %q (want run, mutants or bench; see outboxcheck --help)", args[0])
+	return usageErrorf("unknown command %q (want run, mutants, replay, report or bench; see outboxcheck --help)", args[0])
 }
 
 // exitCode prints err on one line and maps it to the exit code.
@@ -72,7 +79,7 @@ func exitCode(err error, stderr io.Writer) int {
 		c = &codedError{code: exitInfra}
 	}
 	if !c.quiet {
-		fmt.Fprintf(stderr, "outboxcheck: %v\n", err)
+		fmt.Fprintf(stderr, "outboxcheck: %s\n", oneLine(err.Error()))
 	}
 	return c.code
 }
@@ -93,4 +100,16 @@ func usageErrorf(format string, args ...any) error {
 
 func infraError(err error) error {
 	return &codedError{code: exitInfra, err: fmt.Errorf("infrastructure error: %w", err)}
+}
+
+// oneLine folds a multi-line error (pgx lists every address it tried) into
+// the one line a CI log shows.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

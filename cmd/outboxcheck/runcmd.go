@@ -2,47 +2,58 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/reports"
 )
 
 // defaultChecks finishes in about a minute on a 2-core machine with every
 // fault on (a faulted check costs ~0.35 s).
 const defaultChecks = 150
 
-func runCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stderr)
-	var b budgetFlags
-	b.register(fs, defaultChecks)
-	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
-	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, broker faults and crashes")
-	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
-	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
-	verbose := fs.Bool("v", false, "print rapid's output as it comes")
-	if help, err := parse(fs, args); help || err != nil {
-		return err
-	}
-	budget, err := b.budget()
-	if err != nil {
-		return err
-	}
-	newSubject, needsConcurrency, err := subjectByName(*subject)
-	if err != nil {
-		return err
-	}
+// shardStride separates the seed ranges of shards: rapid seeds check k of
+// a run at base+k(k+1)/2, below 2^32 for up to 90 000 checks.
+const shardStride = 1 << 32
 
+// runConfig is a parsed `run` command line.
+type runConfig struct {
+	subject    string
+	newSubject properties.NewSubject
+	budget     properties.Budget
+	faults     bool
+	concurrent bool
+	url        string
+	reportDir  string // absolute; "" for none
+	junit      string // absolute; "" for none
+	shard      string
+	timeLimit  time.Duration
+	verbose    bool
+	args       []string
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) error {
+	c, help, err := parseRun(args, stderr)
+	if help || err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cluster, err := startCluster(ctx, *url)
+	cluster, err := startCluster(ctx, c.url)
 	if err != nil {
 		return err
 	}
@@ -53,45 +64,230 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	defer db.Drop(context.Background())
 
-	opts := properties.Options{DatabaseURL: db.URL, Faults: !*noFaults, Concurrent: *concurrent || needsConcurrency}
-	if opts.Faults && cluster.Owned() {
+	opts := properties.Options{DatabaseURL: db.URL, Faults: c.faults, Concurrent: c.concurrent}
+	if c.faults && cluster.Owned() {
 		opts.CrashDatabase = cluster.Crash
 	}
-	restore := budget.Apply()
-	defer restore()
+	if c.timeLimit > 0 {
+		opts.Deadline = time.Now().Add(c.timeLimit)
+	}
+	fmt.Fprintf(stdout, "outboxcheck: %s on PostgreSQL %s (%s), %s, seed %d%s, faults %v\n",
+		c.subject, cluster.Version, cluster.Source, c.budgetText(), c.budget.Seed, shardText(c.shard), c.faults)
+
+	prog := newProgress(stderr, c.budget.Checks, opts.Deadline)
+	opts.OnCheck = prog.check
 	var live io.Writer
-	if *verbose {
+	if c.verbose {
 		live = stderr
 	}
-	fmt.Fprintf(stdout, "outboxcheck: %s on PostgreSQL %s (%s), %d checks, faults %v\n",
-		*subject, cluster.Version, cluster.Source, budget.Checks, opts.Faults)
-	rec := properties.NewRecorder("outboxcheck/"+*subject, live)
-	sum := properties.Run(rec, newSubject, opts)
+	rep := &reports.Report{Subject: c.subject, Args: c.args, Seed: c.budget.Seed, Shard: c.shard,
+		Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
+		Environment: reports.Environment{Tool: commit(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+			Postgres: cluster.Version, PostgresSource: string(cluster.Source)}}
+
+	budget := c.budget
+	var sum properties.Summary
+	rec := properties.NewRecorder("outboxcheck/"+c.subject, live)
+	err = inDir(c.reportDir, func() {
+		if c.reportDir != "" {
+			budget.KeepFailFiles = true
+			os.RemoveAll("testdata/rapid") // a fail file of an earlier run here would be replayed first
+		}
+		restore := budget.Apply()
+		defer restore()
+		prog.start()
+		sum = properties.Run(rec, c.newSubject, opts)
+		prog.stop()
+	})
+	if err != nil {
+		return usageErrorf("report directory: %v", err)
+	}
+	rep.Seconds = time.Since(rep.Started).Seconds()
+	rep.Fill(sum)
+	rep.Steps = sum.Steps
+	if rec.Failed() && sum.Failure == nil {
+		rep.Verdict, rep.Message = reports.Infrastructure, "rapid failed without a recorded failure: "+rec.Output()
+	}
+	if rep.Failure != nil && c.reportDir != "" {
+		if files, _ := filepath.Glob(filepath.Join(c.reportDir, "testdata", "rapid", "*", "*.fail")); len(files) > 0 {
+			slices.Sort(files)
+			rep.Failure.FailFile, _ = filepath.Rel(c.reportDir, files[len(files)-1])
+		}
+	}
 	fmt.Fprintf(stdout, "outboxcheck: %v\n", sum)
-	return verdictOf(sum, rec, stdout)
+	if err := c.write(rep); err != nil {
+		return err
+	}
+	if c.reportDir != "" {
+		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
+	}
+	return verdict(rep, stdout)
 }
 
-// verdictOf prints the failure, if any, and turns it into the exit code.
-func verdictOf(sum properties.Summary, rec *properties.Recorder, stdout io.Writer) error {
-	f := sum.Failure
-	switch {
-	case f == nil && !rec.Failed():
+func (c *runConfig) budgetText() string {
+	if c.timeLimit > 0 {
+		return fmt.Sprintf("for %v (at most %d checks)", c.timeLimit, c.budget.Checks)
+	}
+	return fmt.Sprintf("%d checks", c.budget.Checks)
+}
+
+func shardText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (shard " + s + ")"
+}
+
+// write writes the report directory and the JUnit file, if asked for.
+func (c *runConfig) write(rep *reports.Report) error {
+	if c.reportDir != "" {
+		if err := reports.Write(c.reportDir, rep); err != nil {
+			return usageErrorf("write report: %v", err)
+		}
+	}
+	if c.junit != "" {
+		var b strings.Builder
+		if err := rep.JUnit(&b); err != nil {
+			return err
+		}
+		if err := reports.WriteFile(c.junit, []byte(b.String())); err != nil {
+			return usageErrorf("write JUnit: %v", err)
+		}
+	}
+	return nil
+}
+
+// verdict prints the outcome and turns it into the exit code.
+func verdict(rep *reports.Report, stdout io.Writer) error {
+	switch rep.Verdict {
+	case reports.Pass:
 		fmt.Fprintln(stdout, "outboxcheck: every property held")
 		return nil
-	case f == nil:
-		return infraError(fmt.Errorf("rapid failed without a recorded failure:\n%s", rec.Output()))
-	case f.Infrastructure:
-		return infraError(fmt.Errorf("%s", f.Message))
-	case f.Panic:
-		fmt.Fprintf(stdout, "%s\n%s", f.Message, f.History.Story())
+	case reports.Infrastructure:
+		return infraError(fmt.Errorf("%s", rep.Message))
+	}
+	ce := rep.Failure
+	fmt.Fprintln(stdout, rep.Message)
+	if ce != nil {
+		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", len(ce.Steps), ce.FirstCheck)
+		for _, s := range ce.Steps {
+			fmt.Fprintln(stdout, s.String())
+		}
+	}
+	if rep.Verdict == reports.Panic {
 		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}
 	}
-	fmt.Fprintf(stdout, "property violated: %s: %s\ncounterexample (%d steps, first failed at check %d):\n%s",
-		f.Property, f.Message, len(f.History.Entries), sum.First.Check, f.History.Story())
-	return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s", f.Property), quiet: false}
+	return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s", ce.Property)}
 }
 
-// subjectByName resolves --subject.
+// inDir runs fn with dir as the working directory ("" = stay), because
+// rapid writes fail files relative to it.
+func inDir(dir string, fn func()) error {
+	if dir == "" {
+		fn()
+		return nil
+	}
+	old, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return err
+	}
+	defer os.Chdir(old)
+	fn()
+	return nil
+}
+
+func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
+	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stderr)
+	var b budgetFlags
+	b.register(fs, defaultChecks)
+	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
+	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, broker faults and crashes")
+	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
+	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
+	reportDir := fs.String("report-dir", "", "write report.json, report.md and report.html (and rapid's fail file, for replay) here")
+	junit := fs.String("junit", "", "write JUnit XML (one test case per property) to this file")
+	shard := fs.String("shard", "", "i/n: run shard i (from 1) of n; each shard runs checks/n checks from its own seed range (needs --seed)")
+	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
+	verbose := fs.Bool("v", false, "print rapid's output as it comes")
+	if help, err := parse(fs, args); help || err != nil {
+		return nil, help, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *timeLimit < 0 {
+		return nil, false, usageErrorf("--time must not be negative, got %v", *timeLimit)
+	}
+	if *timeLimit > 0 && !set["checks"] {
+		b.checks = 1_000_000
+	}
+	budget, err := b.budget()
+	if err != nil {
+		return nil, false, err
+	}
+	c := &runConfig{subject: *subject, budget: budget, faults: !*noFaults, url: *url, timeLimit: *timeLimit,
+		verbose: *verbose, args: args, shard: *shard}
+	var needs bool
+	if c.newSubject, needs, err = subjectByName(*subject); err != nil {
+		return nil, false, err
+	}
+	c.concurrent = *concurrent || needs
+	if *shard != "" {
+		i, n, err := parseShard(*shard)
+		if err != nil {
+			return nil, false, err
+		}
+		if budget.Seed == 0 {
+			return nil, false, usageErrorf("--shard needs --seed: every shard must start from the same seed")
+		}
+		c.budget.Seed += uint64(i-1) * shardStride
+		c.budget.Checks = (budget.Checks + n - 1) / n
+	}
+	if c.budget.Seed == 0 {
+		var b [8]byte
+		rand.Read(b[:])
+		c.budget.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1 // drawn here so the report can name it
+	}
+	if *reportDir != "" {
+		if c.reportDir, err = writableDir(*reportDir); err != nil {
+			return nil, false, err
+		}
+	}
+	if *junit != "" {
+		if c.junit, err = filepath.Abs(*junit); err != nil {
+			return nil, false, usageErrorf("--junit: %v", err)
+		}
+		if err := checkWritable(filepath.Dir(c.junit)); err != nil {
+			return nil, false, err
+		}
+	}
+	return c, false, nil
+}
+
+// parseShard parses "i/n" with 1 ≤ i ≤ n.
+func parseShard(s string) (i, n int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != s || n < 1 || i < 1 || i > n {
+		return 0, 0, usageErrorf("--shard must be i/n with 1 ≤ i ≤ n, got %q", s)
+	}
+	return i, n, nil
+}
+
+// writableDir makes dir (and its parents) and checks a file can be
+// written in it; it returns the absolute path.
+func writableDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usageErrorf("--report-dir: %v", err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", usageErrorf("--report-dir: %v", err)
+	}
+	return abs, checkWritable(abs)
+}
+
+// subjectByName resolves --subject; the bool says it needs concurrency.
 func subjectByName(name string) (properties.NewSubject, bool, error) {
 	if name == "reference" {
 		return reference.New, false, nil

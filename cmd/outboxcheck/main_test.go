@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Bad input gets one clear line on stderr and a distinct exit code, and
+// leaves nothing half-written.
+func TestBadInput(t *testing.T) {
+	readonly := filepath.Join(t.TempDir(), "ro")
+	os.Mkdir(readonly, 0o555)
+	foreign := t.TempDir()
+	os.WriteFile(filepath.Join(foreign, "report.json"), []byte(`{"schema":"other/v1"}`), 0o644)
+	corrupt := t.TempDir()
+	os.WriteFile(filepath.Join(corrupt, "report.json"), []byte(`{"schema":`), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{nil, exitUsage, "no command given"},
+		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{[]string{"run", "--subject", "nope"}, exitUsage, `unknown subject "nope"`},
+		{[]string{"run", "--seed", "x1"}, exitUsage, "--seed must be a positive integer"},
+		{[]string{"run", "--checks", "0"}, exitUsage, "--checks must be at least 1"},
+		{[]string{"run", "--shard", "3/2", "--seed", "1"}, exitUsage, "--shard must be i/n"},
+		{[]string{"run", "--shard", "1/2"}, exitUsage, "--shard needs --seed"},
+		{[]string{"run", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--database-url", "::not a url"}, exitUsage, "malformed database URL"},
+		{[]string{"run", "--database-url", "postgres://u:p@127.0.0.1:1/postgres?connect_timeout=2"}, exitInfra, "infrastructure error"},
+		{[]string{"mutants", "--only", "nope"}, exitUsage, `unknown mutant "nope"`},
+		{[]string{"replay"}, exitUsage, "replay takes one report directory"},
+		{[]string{"replay", t.TempDir()}, exitUsage, "not an outboxcheck report"},
+		{[]string{"replay", foreign}, exitUsage, `schema "other/v1"`},
+		{[]string{"replay", corrupt}, exitUsage, "not an outboxcheck report"},
+		{[]string{"report", "merge", "--out", t.TempDir()}, exitUsage, "at least one report directory"},
+		{[]string{"bench", "--seeds", "0"}, exitUsage, "must be positive"},
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		cases = append(cases, struct {
+			args []string
+			code int
+			says string
+		}{[]string{"run", "--report-dir", filepath.Join(readonly, "r")}, exitUsage, "--report-dir"})
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := exitCode(run(c.args, &stdout, &stderr), &stderr)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			last := lines[len(lines)-1]
+			if code != c.code || !strings.Contains(last, c.says) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr.String(), c.code, c.says)
+			}
+			if !strings.HasPrefix(last, "outboxcheck: ") {
+				t.Fatalf("the error is not one line of outboxcheck's: %q", last)
+			}
+		})
+	}
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "-h"}, {"mutants", "-h"}, {"replay", "-h"}} {
+		var stdout, stderr strings.Builder
+		if code := exitCode(run(args, &stdout, &stderr), &stderr); code != exitOK {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+	var stdout, stderr strings.Builder
+	run([]string{"--help"}, &stdout, &stderr)
+	for _, want := range []string{"exit codes:", "3  infrastructure error", "replay", "report"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/outboxcheck/outboxcheck/reports"
+)
+
+func reportCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "merge" {
+		return usageErrorf("usage: outboxcheck report merge --out DIR REPORT-DIR...")
+	}
+	fs := newFlags("report merge", "Merges the reports of shards (outboxcheck run --shard i/n --report-dir ...) into one.", stderr)
+	out := fs.String("out", "", "the merged report's directory (required)")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flagErrHelp) {
+			return nil
+		}
+		return &codedError{code: exitUsage, err: err}
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return usageErrorf("report merge needs --out DIR and at least one report directory")
+	}
+	var rs []*reports.Report
+	for _, d := range fs.Args() {
+		r, err := reports.Read(d)
+		if err != nil {
+			return usageErrorf("report merge: %v", err)
+		}
+		rs = append(rs, r)
+	}
+	merged, err := reports.Merge(rs)
+	if err != nil {
+		return usageErrorf("report merge: %v", err)
+	}
+	dir, err := writableDir(*out)
+	if err != nil {
+		return err
+	}
+	if err := reports.Write(dir, merged); err != nil {
+		return usageErrorf("write report: %v", err)
+	}
+	fmt.Fprintf(stdout, "merged %d reports into %s: %s, %d checks\n", len(rs), filepath.Clean(*out), merged.Verdict, merged.Checks)
+	if code := merged.ExitCode(); code != exitOK {
+		return &codedError{code: code, err: fmt.Errorf("merged verdict: %s", merged.Verdict)}
+	}
+	return nil
+}

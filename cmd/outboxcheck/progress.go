@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// progress reports a run as it goes: on a terminal one line rewritten in
+// place every second, otherwise a plain line every 10 seconds.
+type progress struct {
+	w        io.Writer
+	tty      bool
+	total    int
+	deadline time.Time
+
+	mu     sync.Mutex
+	checks int
+	steps  int
+	faults int
+	begin  time.Time
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+func newProgress(w io.Writer, total int, deadline time.Time) *progress {
+	p := &progress{w: w, total: total, deadline: deadline}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+// check is Options.OnCheck.
+func (p *progress) check(h *properties.History) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.checks++
+	p.steps += len(h.Entries)
+	for _, e := range h.Entries {
+		if e.Action == "Partition" || e.Action == "CrashMidMark" || e.Action == "CrashDatabase" {
+			p.faults++
+		}
+	}
+}
+
+func (p *progress) start() {
+	p.begin = time.Now()
+	p.done = make(chan struct{})
+	every := 10 * time.Second
+	if p.tty {
+		every = time.Second
+	}
+	p.wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				if p.tty {
+					fmt.Fprint(p.w, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				p.print()
+			}
+		}
+	})
+}
+
+func (p *progress) stop() {
+	close(p.done)
+	p.wg.Wait()
+}
+
+func (p *progress) print() {
+	p.mu.Lock()
+	checks, steps, faults := p.checks, p.steps, p.faults
+	p.mu.Unlock()
+	el := time.Since(p.begin)
+	line := fmt.Sprintf("checks %d", checks)
+	if p.deadline.IsZero() {
+		line += fmt.Sprintf("/%d", p.total)
+	}
+	if checks > p.total {
+		line += " (shrinking a failure)"
+	}
+	line += fmt.Sprintf(" · %.0f steps/s · %d faults injected · %s elapsed", float64(steps)/el.Seconds(), faults, el.Round(time.Second))
+	switch {
+	case !p.deadline.IsZero():
+		line += fmt.Sprintf(" · %s left", max(0, time.Until(p.deadline)).Round(time.Second))
+	case checks > 0 && checks < p.total:
+		eta := time.Duration(float64(el) / float64(checks) * float64(p.total-checks))
+		line += fmt.Sprintf(" · ETA %s", eta.Round(time.Second))
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintf(p.w, "outboxcheck: %s\n", line)
+	}
+}

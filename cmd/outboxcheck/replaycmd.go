@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/reports"
+)
+
+func replayCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("replay REPORT-DIR", "Runs the recorded counterexample of a report again and prints it step by step,\nthe subject's result beside the model's expectation. Exits as the replay comes out.", stderr)
+	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flagErrHelp) {
+			return nil
+		}
+		return &codedError{code: exitUsage, err: err}
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf("replay takes one report directory, got %d arguments", fs.NArg())
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return usageErrorf("replay: %v", err)
+	}
+	rep, err := reports.Read(dir)
+	if err != nil {
+		return usageErrorf("replay %s: %v", fs.Arg(0), err)
+	}
+	fmt.Fprintf(stdout, "report: %s, verdict %s (%s)\n", rep.Subject, rep.Verdict, rep.Message)
+	ce := rep.Failure
+	switch {
+	case rep.Verdict == reports.Pass:
+		fmt.Fprintln(stdout, "the run passed: there is no counterexample to replay")
+		return nil
+	case ce == nil || ce.FailFile == "":
+		return &codedError{code: rep.ExitCode(), err: fmt.Errorf("the report has no recorded counterexample to replay (verdict %s)", rep.Verdict)}
+	}
+	failFile := filepath.Join(dir, ce.FailFile)
+	if _, err := os.Stat(failFile); err != nil {
+		return usageErrorf("replay: the report's fail file is missing: %v", err)
+	}
+	newSubject, _, err := subjectByName(rep.Subject)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cluster, err := startCluster(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer cluster.Close()
+	db, err := cluster.NewDatabase(ctx)
+	if err != nil {
+		return infraError(err)
+	}
+	defer db.Drop(context.Background())
+	opts := properties.Options{DatabaseURL: db.URL, Faults: rep.Faults, Concurrent: rep.Concurrent}
+	if rep.Faults && cluster.Owned() {
+		opts.CrashDatabase = cluster.Crash
+	}
+	restore := properties.Budget{Checks: 1, FailFile: failFile}.Apply()
+	sum := properties.Run(properties.NewRecorder("outboxcheck/"+rep.Subject, nil), newSubject, opts)
+	restore()
+	again := &reports.Report{Subject: rep.Subject}
+	again.Fill(sum)
+
+	fmt.Fprintf(stdout, "recorded: %d steps; replayed:\n", len(ce.Steps))
+	if again.Failure != nil {
+		for _, s := range again.Failure.Steps {
+			fmt.Fprintf(stdout, "%3d  %s  %s %s %s\n", s.N, s.Clock, s.Actor, s.Action, s.Input)
+			if s.Result != "" {
+				fmt.Fprintf(stdout, "       actual: %s\n", s.Result)
+			}
+			if s.Expect != "" {
+				fmt.Fprintf(stdout, "       model:  %s\n", s.Expect)
+			} else {
+				fmt.Fprintln(stdout, "       model:  agrees")
+			}
+		}
+	}
+	switch {
+	case again.Verdict == rep.Verdict && again.Message == rep.Message:
+		fmt.Fprintf(stdout, "reproduced: %s\n", again.Message)
+	case again.Verdict == reports.Pass:
+		fmt.Fprintln(stdout, "NOT reproduced: every property held this time")
+	default:
+		fmt.Fprintf(stdout, "came out differently: %s (recorded: %s)\n", again.Message, rep.Message)
+	}
+	if code := again.ExitCode(); code != exitOK {
+		return &codedError{code: code, err: fmt.Errorf("%s", again.Verdict), quiet: true}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package reports
+
+import (
+	"maps"
+
+	"github.com/outboxcheck/outboxcheck/model"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Fill sets r's outcome from a run's summary: verdict, properties,
+// coverage and counterexample.
+func (r *Report) Fill(sum properties.Summary) {
+	r.Schema = Schema
+	r.Checks, r.ShrinkRuns = sum.Checks, sum.ShrinkRuns
+	r.Coverage = Coverage{
+		Network:       map[string]KindCoverage{},
+		BrokerRefused: sum.Broker.Refused, BrokerAckLost: sum.Broker.AckLost,
+		Crashes: map[string]int{
+			"dispatcher": sum.Crashes.Dispatcher, "dispatcher_mid_mark": sum.Crashes.DispatcherMidMark,
+			"consumer_scheduled": sum.Crashes.ConsumerScheduled, "consumer_reached": sum.Crashes.ConsumerReached,
+			"database": sum.Crashes.Database,
+		},
+		NotApplicable: maps.Clone(sum.NotApplicable),
+	}
+	for k, c := range sum.Network {
+		r.Coverage.Network[string(k)] = KindCoverage{Injected: c.Injected, Struck: c.Struck, Affected: c.Affected}
+	}
+	f := sum.Failure
+	switch {
+	case f == nil:
+		r.Verdict = Pass
+	case f.Infrastructure:
+		r.Verdict, r.Message = Infrastructure, f.Message
+	case f.Panic:
+		r.Verdict, r.Message = Panic, f.Message
+	default:
+		r.Verdict, r.Message = Violation, "property violated: "+f.Property+": "+f.Message
+	}
+	if f != nil && f.History != nil && len(f.History.Entries) > 0 {
+		ce := &Counterexample{Property: f.Property, Message: f.Message}
+		if sum.First != nil {
+			ce.FirstCheck = sum.First.Check
+		}
+		for _, e := range f.History.Entries {
+			ce.Steps = append(ce.Steps, Step{N: e.Step, Clock: e.Clock.Format("15:04:05.000000"), Action: e.Action,
+				Actor: e.Actor, Input: e.Input, Result: e.Result, Expect: e.Expect})
+		}
+		r.Failure = ce
+	}
+	r.Properties = verdicts(r.Verdict, f)
+}
+
+func verdicts(verdict string, f *properties.Failure) []Property {
+	var out []Property
+	add := func(names []string, kind string) {
+		for _, n := range names {
+			p := Property{Name: n, Kind: kind, Verdict: Held}
+			switch {
+			case verdict == Infrastructure:
+				p.Verdict = NotChecked
+			case f != nil && !f.Infrastructure && !f.Panic && f.Property == n:
+				p.Verdict, p.Detail = Violated, f.Message
+			case verdict != Pass:
+				// The run stopped at the first violation: the others held
+				// for every step it took.
+			}
+			out = append(out, p)
+		}
+	}
+	add(model.SafetyProperties, "safety")
+	add(model.LivenessProperties, "liveness")
+	return out
+}

@@ -1,0 +1,99 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Markdown renders the report for a pull request or an audit file.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("# outboxcheck: %s — %s", r.Subject, strings.ToUpper(r.Verdict))
+	p("")
+	if r.Message != "" {
+		p("> %s", oneLine(r.Message))
+		p("")
+	}
+	p("| | |")
+	p("|---|---|")
+	p("| subject | `%s` |", r.Subject)
+	p("| checks | %d (+%d replayed while shrinking), %d steps |", r.Checks, r.ShrinkRuns, r.Steps)
+	p("| seed | %d |", r.Seed)
+	if r.Shard != "" {
+		p("| shard | %s |", r.Shard)
+	}
+	if len(r.Merged) > 0 {
+		p("| merged shards | %s |", strings.Join(r.Merged, ", "))
+	}
+	p("| faults | %v; concurrent claims %v |", r.Faults, r.Concurrent)
+	p("| started | %s, %.1f s |", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), r.Seconds)
+	p("| PostgreSQL | %s (%s) |", r.Environment.Postgres, r.Environment.PostgresSource)
+	p("| Go, OS | %s, %s |", r.Environment.Go, r.Environment.OS)
+	p("| outboxcheck | %s |", r.Environment.Tool)
+	p("| command | `outboxcheck run %s` |", strings.Join(r.Args, " "))
+	p("")
+	p("## Properties")
+	p("")
+	p("| property | checked | verdict |")
+	p("|---|---|---|")
+	for _, pr := range r.Properties {
+		v := pr.Verdict
+		if pr.Verdict == Violated {
+			v = "**VIOLATED**"
+		}
+		p("| `%s` | %s | %s |", pr.Name, map[string]string{"safety": "after every action", "liveness": "after the drain"}[pr.Kind], v)
+	}
+	p("")
+	p("## Fault coverage")
+	p("")
+	p("| fault | injected | struck | affected |")
+	p("|---|---|---|---|")
+	for _, k := range slices.Sorted(mapKeys(r.Coverage.Network)) {
+		c := r.Coverage.Network[k]
+		note := ""
+		if c.Injected > 0 && c.Struck == 0 {
+			note = " **(never struck)**"
+		}
+		p("| %s%s | %d | %d | %d |", k, note, c.Injected, c.Struck, c.Affected)
+	}
+	p("| broker: refused | %d | | |", r.Coverage.BrokerRefused)
+	p("| broker: ack lost | %d | | |", r.Coverage.BrokerAckLost)
+	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {
+		p("| crash: %s | %d | | |", strings.ReplaceAll(k, "_", " "), r.Coverage.Crashes[k])
+	}
+	for _, k := range slices.Sorted(mapKeys(r.Coverage.NotApplicable)) {
+		p("")
+		p("Not applicable: `%s`: %s.", k, r.Coverage.NotApplicable[k])
+	}
+	if ce := r.Failure; ce != nil {
+		p("")
+		p("## Counterexample (%d steps, first failed at check %d)", len(ce.Steps), ce.FirstCheck)
+		p("")
+		p("| # | clock | action | actor | input | actual | model |")
+		p("|---|---|---|---|---|---|---|")
+		for _, s := range ce.Steps {
+			p("| %d | %s | %s | %s | %s | %s | %s |", s.N, s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
+		}
+		p("")
+		p("Replay it step by step: `outboxcheck replay <this directory>`.")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Merge combines the reports of one sharded run. The verdict is the worst
+// (a violation or panic over an infrastructure error over a pass); counts
+// and coverage add up; the counterexample is the first shard's that has one.
+func Merge(rs []*Report) (*Report, error) {
+	if len(rs) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	rs = slices.Clone(rs)
+	slices.SortStableFunc(rs, func(a, b *Report) int { return compareShard(a.Shard, b.Shard) })
+	first := rs[0]
+	m := &Report{Schema: Schema, Environment: first.Environment, Subject: first.Subject, Args: first.Args,
+		Seed: first.Seed, Faults: first.Faults, Concurrent: first.Concurrent, Started: first.Started, Verdict: Pass,
+		Coverage: Coverage{Network: map[string]KindCoverage{}, Crashes: map[string]int{}, NotApplicable: map[string]string{}}}
+	props := map[string]int{}
+	for _, r := range rs {
+		if r.Subject != m.Subject {
+			return nil, fmt.Errorf("shards of different subjects: %s and %s", m.Subject, r.Subject)
+		}
+		if slices.Contains(m.Merged, r.Shard) && r.Shard != "" {
+			return nil, fmt.Errorf("shard %s given twice", r.Shard)
+		}
+		m.Merged = append(m.Merged, r.Shard)
+		if r.Started.Before(m.Started) {
+			m.Started = r.Started
+		}
+		m.Seconds = max(m.Seconds, r.Seconds)
+		m.Checks += r.Checks
+		m.ShrinkRuns += r.ShrinkRuns
+		m.Steps += r.Steps
+		if rank(r.Verdict) > rank(m.Verdict) {
+			m.Verdict, m.Message = r.Verdict, r.Message
+		}
+		if m.Failure == nil && r.Failure != nil && (r.Verdict == Violation || r.Verdict == Panic) {
+			m.Failure = r.Failure // its fail file is relative to that shard's directory
+		}
+		for k, c := range r.Coverage.Network {
+			t := m.Coverage.Network[k]
+			t.Injected, t.Struck, t.Affected = t.Injected+c.Injected, t.Struck+c.Struck, t.Affected+c.Affected
+			m.Coverage.Network[k] = t
+		}
+		for k, n := range r.Coverage.Crashes {
+			m.Coverage.Crashes[k] += n
+		}
+		for k, why := range r.Coverage.NotApplicable {
+			m.Coverage.NotApplicable[k] = why
+		}
+		m.Coverage.BrokerRefused += r.Coverage.BrokerRefused
+		m.Coverage.BrokerAckLost += r.Coverage.BrokerAckLost
+		for _, p := range r.Properties {
+			i, ok := props[p.Name]
+			if !ok {
+				props[p.Name] = len(m.Properties)
+				m.Properties = append(m.Properties, p)
+				continue
+			}
+			if propRank(p.Verdict) > propRank(m.Properties[i].Verdict) {
+				m.Properties[i] = p
+			}
+		}
+	}
+	if m.Failure != nil {
+		m.Failure = &Counterexample{Property: m.Failure.Property, Message: m.Failure.Message,
+			FirstCheck: m.Failure.FirstCheck, Steps: m.Failure.Steps} // replay it from its shard's report
+	}
+	return m, nil
+}
+
+func rank(v string) int {
+	return map[string]int{Pass: 0, Infrastructure: 1, Panic: 2, Violation: 3}[v]
+}
+
+func propRank(v string) int {
+	return map[string]int{Held: 0, NotApplicable: 1, NotChecked: 2, Violated: 3}[v]
+}
+
+func compareShard(a, b string) int {
+	var ai, an, bi, bn int
+	fmt.Sscanf(a, "%d/%d", &ai, &an)
+	fmt.Sscanf(b, "%d/%d", &bi, &bn)
+	return ai - bi
+}

@@ -1,0 +1,140 @@
+// Package reports renders a recorded run: report.json (a versioned
+// schema), report.md, report.html (self-contained, with an SVG timeline)
+// and JUnit XML. It renders recorded data only; it runs nothing.
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Schema names the report.json format. A change that breaks readers bumps
+// it; readers refuse schemas they do not know.
+const Schema = "outboxcheck.report/v1"
+
+// Verdicts of a run and of a property.
+const (
+	Pass           = "pass"           // every property held
+	Violation      = "violation"      // a property was violated
+	Panic          = "panic"          // the subject panicked
+	Infrastructure = "infrastructure" // the harness's plumbing failed; no verdict on the subject
+
+	Held          = "held"
+	Violated      = "violated"
+	NotApplicable = "not-applicable"
+	NotChecked    = "not-checked" // the run stopped before a verdict (infrastructure)
+)
+
+// Report is one run, or the merge of shards.
+type Report struct {
+	Schema      string          `json:"schema"`
+	Environment Environment     `json:"environment"`
+	Subject     string          `json:"subject"`
+	Args        []string        `json:"args"`  // the command line after `run`
+	Seed        uint64          `json:"seed"`  // the run's first seed
+	Shard       string          `json:"shard"` // "i/n", or "" for an unsharded run
+	Faults      bool            `json:"faults"`
+	Concurrent  bool            `json:"concurrent"`
+	Started     time.Time       `json:"started"`
+	Seconds     float64         `json:"seconds"`
+	Checks      int             `json:"checks"`
+	ShrinkRuns  int             `json:"shrink_runs"`
+	Steps       int             `json:"steps"` // actions run over all checks, shrinking excluded
+	Verdict     string          `json:"verdict"`
+	Message     string          `json:"message,omitempty"` // the failure in one line
+	Properties  []Property      `json:"properties"`
+	Coverage    Coverage        `json:"coverage"`
+	Failure     *Counterexample `json:"counterexample,omitempty"`
+	Merged      []string        `json:"merged,omitempty"` // shards this report merges
+}
+
+// Environment is where the run happened.
+type Environment struct {
+	Tool           string `json:"tool"` // outboxcheck's commit, "unknown" outside git
+	Go             string `json:"go"`
+	OS             string `json:"os"`
+	Postgres       string `json:"postgres"`
+	PostgresSource string `json:"postgres_source"` // url, docker or local
+}
+
+// Property is one property's verdict.
+type Property struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"` // safety (after every action) or liveness (after the drain)
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Coverage is what the faults did.
+type Coverage struct {
+	Network       map[string]KindCoverage `json:"network"`
+	BrokerRefused int                     `json:"broker_refused"`
+	BrokerAckLost int                     `json:"broker_ack_lost"`
+	Crashes       map[string]int          `json:"crashes"`
+	NotApplicable map[string]string       `json:"not_applicable"`
+}
+
+// KindCoverage counts one network fault kind.
+type KindCoverage struct {
+	Injected int `json:"injected"`
+	Struck   int `json:"struck"`
+	Affected int `json:"affected"`
+}
+
+// Counterexample is the shrunk failing check.
+type Counterexample struct {
+	Property   string `json:"property,omitempty"`
+	Message    string `json:"message"`
+	FirstCheck int    `json:"first_failed_at_check"`
+	Steps      []Step `json:"steps"`
+	// FailFile is rapid's fail file, relative to the report's directory:
+	// `outboxcheck replay` runs exactly this check again.
+	FailFile string `json:"fail_file,omitempty"`
+}
+
+// Step is one action of the counterexample: what the subject returned
+// (Result) and, where they differ, what the model expected (Expect).
+type Step struct {
+	N      int    `json:"n"`
+	Clock  string `json:"clock"` // the harness's clock, never the wall's
+	Action string `json:"action"`
+	Actor  string `json:"actor"`
+	Input  string `json:"input"`
+	Result string `json:"result"`
+	Expect string `json:"expect,omitempty"`
+}
+
+// ExitCode is the code the CLI exits with for this verdict.
+func (r *Report) ExitCode() int {
+	switch r.Verdict {
+	case Pass:
+		return 0
+	case Violation, Panic:
+		return 1
+	}
+	return 3
+}
+
+// ErrNotAReport is returned by Read for a directory without a readable
+// report.json of a known schema.
+var ErrNotAReport = errors.New("not an outboxcheck report")
+
+// Read loads dir/report.json.
+func Read(dir string) (*Report, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotAReport, err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s/report.json: %v", ErrNotAReport, dir, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%w: %s/report.json has schema %q, want %q", ErrNotAReport, dir, r.Schema, Schema)
+	}
+	return &r, nil
+}
