@@ -34,6 +34,8 @@ type Report struct {
 	Schema      string          `json:"schema"`
 	Environment Environment     `json:"environment"`
 	Subject     string          `json:"subject"`
+	SQLQueries  string          `json:"sql_queries,omitempty"` // the SQL contract's files, when it ran
+	SQLSchema   string          `json:"sql_schema,omitempty"`
 	Args        []string        `json:"args"`  // the command line after `run`
 	Seed        uint64          `json:"seed"`  // the run's first seed
 	Shard       string          `json:"shard"` // "i/n", or "" for an unsharded run

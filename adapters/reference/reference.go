@@ -6,6 +6,7 @@ package reference
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl"
@@ -98,6 +99,11 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	conn, err := sess.Conn(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if m.Schema != "" {
+		if _, err := conn.Exec(ctx, m.Schema); err != nil {
+			return s, fmt.Errorf("schema: %w", err)
+		}
 	}
 	return s, impl.Migrate(ctx, conn)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
@@ -47,9 +48,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(failFile); err != nil {
 		return usageErrorf("replay: the report's fail file is missing: %v", err)
 	}
-	newSubject, _, err := subjectByName(rep.Subject)
+	var newSubject properties.NewSubject
+	if rep.SQLQueries != "" {
+		newSubject, err = sqlfile.New(rep.SQLQueries, rep.SQLSchema)
+	} else {
+		newSubject, _, err = subjectByName(rep.Subject)
+	}
 	if err != nil {
-		return err
+		return usageErrorf("replay: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
@@ -44,6 +45,8 @@ type runConfig struct {
 	timeLimit  time.Duration
 	verbose    bool
 	args       []string
+	sqlQueries string // absolute; the SQL contract's files, or ""
+	sqlSchema  string
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -80,7 +83,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if c.verbose {
 		live = stderr
 	}
-	rep := &reports.Report{Subject: c.subject, Args: c.args, Seed: c.budget.Seed, Shard: c.shard,
+	rep := &reports.Report{Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed, Shard: c.shard,
 		Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
 		Environment: reports.Environment{Tool: commit(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 			Postgres: cluster.Version, PostgresSource: string(cluster.Source)}}
@@ -212,6 +215,8 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	shard := fs.String("shard", "", "i/n: run shard i (from 1) of n; each shard runs checks/n checks from its own seed range (needs --seed)")
 	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
 	verbose := fs.Bool("v", false, "print rapid's output as it comes")
+	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
+	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
 	}
@@ -230,8 +235,24 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	c := &runConfig{subject: *subject, budget: budget, faults: !*noFaults, url: *url, timeLimit: *timeLimit,
 		verbose: *verbose, args: args, shard: *shard}
 	var needs bool
-	if c.newSubject, needs, err = subjectByName(*subject); err != nil {
-		return nil, false, err
+	switch {
+	case *sqlQueries != "":
+		if set["subject"] {
+			return nil, false, usageErrorf("--subject and --sql-queries exclude each other")
+		}
+		if c.sqlQueries, c.sqlSchema, err = absPaths(*sqlQueries, *sqlSchema); err != nil {
+			return nil, false, err
+		}
+		c.subject = "sql:" + filepath.Base(c.sqlQueries)
+		if c.newSubject, err = sqlfile.New(c.sqlQueries, c.sqlSchema); err != nil {
+			return nil, false, usageErrorf("%v", err)
+		}
+	case *sqlSchema != "":
+		return nil, false, usageErrorf("--sql-schema needs --sql-queries")
+	default:
+		if c.newSubject, needs, err = subjectByName(*subject); err != nil {
+			return nil, false, err
+		}
 	}
 	c.concurrent = *concurrent || needs
 	if *shard != "" {
@@ -264,6 +285,25 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 		}
 	}
 	return c, false, nil
+}
+
+// absPaths resolves the SQL contract's files, which must be readable.
+func absPaths(queries, schema string) (string, string, error) {
+	var out [2]string
+	for i, p := range []string{queries, schema} {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return "", "", usageErrorf("%v", err)
+		}
+		out[i] = abs
+	}
+	return out[0], out[1], nil
 }
 
 // parseShard parses "i/n" with 1 ≤ i ≤ n.

@@ -41,6 +41,9 @@ type Mutant struct {
 	NeedsConcurrency bool
 	// Queries, if set, edits the store's SQL.
 	Queries func(*impl.Queries)
+	// Schema, if set, is DDL run before the reference schema (whose
+	// statements are IF NOT EXISTS): the SQL contract's own tables.
+	Schema string
 	// Consumer, if set, replaces the consumer.
 	Consumer func(*impl.Session) Handler
 	// Producer, if set, replaces the producer; broker is there for a
