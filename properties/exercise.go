@@ -16,8 +16,11 @@ import (
 
 // Options tune a run. The zero value is filled by defaults.
 type Options struct {
-	// DatabaseURL is the run's database. Required, and it must be one the
-	// tool created (internal/pgprov marks them): every check deletes rows.
+	// DatabaseURL is the run's database, which must be one the tool
+	// created (internal/pgprov marks them): every check deletes rows.
+	// Empty: the run finds PostgreSQL itself (OUTBOXCHECK_DATABASE_URL,
+	// else Docker, else the local server binaries), creates a database,
+	// and removes both when it ends.
 	DatabaseURL string
 	// Policy is what the subject must implement. Default: the seed's lease
 	// (1 min) and backoff (2^min(attempts,10) s) but DEAD at 3 attempts, so
@@ -107,6 +110,15 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 	tb.Helper()
 	opts = opts.withDefaults()
 	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}}, started: time.Now()}
+	if opts.DatabaseURL == "" {
+		cleanup, err := r.provision()
+		if err != nil {
+			r.record(Failure{Infrastructure: true, Message: err.Error()})
+			tb.Fatalf("infrastructure error: %v", err)
+			return r.sum
+		}
+		defer cleanup()
+	}
 	if err := r.open(newSubject); err != nil {
 		r.close()
 		r.record(Failure{Infrastructure: true, Message: err.Error()})
@@ -268,4 +280,27 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		}
 	}
 	return out
+}
+
+// provision finds or starts PostgreSQL and creates the run's database.
+func (r *runner) provision() (cleanup func(), err error) {
+	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Minute)
+	defer cancel()
+	c, err := pgprov.Start(ctx, pgprov.Options{})
+	if err != nil {
+		return nil, err
+	}
+	db, err := c.NewDatabase(ctx)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	r.opts.DatabaseURL = db.URL
+	if r.opts.Faults && r.opts.CrashDatabase == nil && c.Owned() {
+		r.opts.CrashDatabase = c.Crash
+	}
+	return func() {
+		db.Drop(context.Background())
+		c.Close()
+	}, nil
 }

@@ -45,3 +45,13 @@ func TestRefusesForeignDatabase(t *testing.T) {
 		t.Fatalf("want an infrastructure failure before any check, got %+v after %d checks", f, sum.Checks)
 	}
 }
+
+// With no DatabaseURL a run finds PostgreSQL itself, and leaves no
+// database of its own behind.
+func TestRunProvisionsItsOwnDatabase(t *testing.T) {
+	setFlag(t, "rapid.checks", "5")
+	sum := properties.Exercise(t, reference.New, properties.Options{})
+	if sum.Checks != 5 || sum.Failure != nil {
+		t.Fatalf("summary %+v", sum)
+	}
+}
