@@ -57,11 +57,11 @@ func newTimeline(steps []Step) timeline {
 		t.Lanes = append(t.Lanes, lane{Name: n, Y: y[n]})
 	}
 	x := func(i int) int { return marginL + stepW*i + stepW/2 }
-	open := map[string]struct {
-		from int
-		kind string
-		what string
-	}{}
+	type openWin struct {
+		from       int
+		kind, what string
+	}
+	open := map[string]openWin{}
 	closeWin := func(actor string, to int) {
 		o, ok := open[actor]
 		if !ok {
@@ -75,18 +75,10 @@ func newTimeline(steps []Step) timeline {
 		switch s.Action {
 		case "Partition":
 			closeWin(s.Actor, i)
-			open[s.Actor] = struct {
-				from int
-				kind string
-				what string
-			}{i, "fault", s.Input}
+			open[s.Actor] = openWin{i, "fault", s.Input}
 		case "CrashDispatcher":
 			closeWin(s.Actor, i)
-			open[s.Actor] = struct {
-				from int
-				kind string
-				what string
-			}{i, "down", "crashed"}
+			open[s.Actor] = openWin{i, "down", "crashed"}
 		case "Heal", "Restart":
 			closeWin(s.Actor, i)
 		case "Drain":

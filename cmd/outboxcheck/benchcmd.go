@@ -2,19 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/internal/bench"
+	"github.com/outboxcheck/outboxcheck/reports"
 )
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {
@@ -39,13 +37,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cluster, err := startCluster(ctx, *url)
+	ses, err := openSession(*url)
 	if err != nil {
 		return err
 	}
-	defer cluster.Close()
+	defer ses.close()
+	ctx, cluster := ses.ctx, ses.cluster
 	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: *url, Seeds: *seeds, Budget: *budget, Mutants: ms, Log: stderr})
 	if err != nil {
 		return infraError(err)
@@ -63,7 +60,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		_, err = stdout.Write(b.Bytes())
 		return err
 	}
-	if err := writeAtomic(*out, b.Bytes()); err != nil {
+	if err := reports.WriteFile(*out, b.Bytes()); err != nil {
 		return usageErrorf("write %s: %v", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
@@ -103,22 +100,4 @@ func checkWritable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
-}
-
-// writeAtomic writes data to path through a temporary file and a rename,
-// so that nothing half-written is ever left at path.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".outboxcheck-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
@@ -44,13 +40,12 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cluster, err := startCluster(ctx, *url)
+	ses, err := openSession(*url)
 	if err != nil {
 		return err
 	}
-	defer cluster.Close()
+	defer ses.close()
+	ctx, cluster := ses.ctx, ses.cluster
 	fmt.Fprintf(stdout, "kill matrix: PostgreSQL %s (%s), seed %d, at most %d checks per subject, shrink %v\n",
 		cluster.Version, cluster.Source, budget.Seed, budget.Checks, budget.ShrinkTime)
 	const row = "%-34s %-14s %-20s %6v %8s %5s %7s\n"

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/properties"
@@ -57,22 +54,16 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("replay: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cluster, err := startCluster(ctx, *url)
+	ses, err := openSession(*url)
 	if err != nil {
 		return err
 	}
-	defer cluster.Close()
-	db, err := cluster.NewDatabase(ctx)
+	defer ses.close()
+	opts, drop, err := ses.options(rep.Faults, rep.Concurrent)
 	if err != nil {
-		return infraError(err)
+		return err
 	}
-	defer db.Drop(context.Background())
-	opts := properties.Options{DatabaseURL: db.URL, Faults: rep.Faults, Concurrent: rep.Concurrent}
-	if rep.Faults && cluster.Owned() {
-		opts.CrashDatabase = cluster.Crash
-	}
+	defer drop()
 	restore := properties.Budget{Checks: 1, FailFile: failFile}.Apply()
 	sum := properties.Run(properties.NewRecorder("outboxcheck/"+rep.Subject, nil), newSubject, opts)
 	restore()

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
@@ -54,23 +51,17 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if help || err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cluster, err := startCluster(ctx, c.url)
+	ses, err := openSession(c.url)
 	if err != nil {
 		return err
 	}
-	defer cluster.Close()
-	db, err := cluster.NewDatabase(ctx)
+	defer ses.close()
+	opts, drop, err := ses.options(c.faults, c.concurrent)
 	if err != nil {
-		return infraError(err)
+		return err
 	}
-	defer db.Drop(context.Background())
-
-	opts := properties.Options{DatabaseURL: db.URL, Faults: c.faults, Concurrent: c.concurrent}
-	if c.faults && cluster.Owned() {
-		opts.CrashDatabase = cluster.Crash
-	}
+	defer drop()
+	cluster := ses.cluster
 	if c.timeLimit > 0 {
 		opts.Deadline = time.Now().Add(c.timeLimit)
 	}
