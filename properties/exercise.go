@@ -286,21 +286,13 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 func (r *runner) provision() (cleanup func(), err error) {
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Minute)
 	defer cancel()
-	c, err := pgprov.Start(ctx, pgprov.Options{})
+	c, db, cleanup, err := pgprov.Scratch(ctx)
 	if err != nil {
-		return nil, err
-	}
-	db, err := c.NewDatabase(ctx)
-	if err != nil {
-		c.Close()
 		return nil, err
 	}
 	r.opts.DatabaseURL = db.URL
 	if r.opts.Faults && r.opts.CrashDatabase == nil && c.Owned() {
 		r.opts.CrashDatabase = c.Crash
 	}
-	return func() {
-		db.Drop(context.Background())
-		c.Close()
-	}, nil
+	return cleanup, nil
 }

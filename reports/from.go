@@ -2,6 +2,7 @@ package reports
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/properties"
@@ -70,4 +71,14 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 	add(model.SafetyProperties, "safety")
 	add(model.LivenessProperties, "liveness")
 	return out
+}
+
+// Only marks every property outside checked not applicable, saying why:
+// the loop contract, for one, sees no rows and no claims.
+func (r *Report) Only(checked []string, why string) {
+	for i, p := range r.Properties {
+		if !slices.Contains(checked, p.Name) && p.Verdict != Violated {
+			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
+		}
+	}
 }

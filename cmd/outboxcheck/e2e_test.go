@@ -69,3 +69,23 @@ func TestShardsMerge(t *testing.T) {
 		t.Fatalf("merged %+v, %v", merged, err)
 	}
 }
+
+// The loop contract runs from the CLI and writes the same reports.
+func TestRunLoop(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "loop")
+	if code, out := cli(t, "run", "--loop", "--checks", "3", "--seed", "3", "--report-dir", dir); code != exitOK || !strings.Contains(out, "loop contract, 3 schedules") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	rep, err := reports.Read(dir)
+	if err != nil || rep.Verdict != reports.Pass {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	for _, p := range rep.Properties {
+		if p.Name == "fencing" && p.Verdict != reports.NotApplicable {
+			t.Errorf("fencing is %s under the loop contract, want not-applicable", p.Verdict)
+		}
+	}
+	if code, _ := cli(t, "run", "--loop", "--subject", "claim-no-reclaim"); code != exitUsage {
+		t.Fatalf("a step-contract mutant through --loop: exit %d, want %d", code, exitUsage)
+	}
+}

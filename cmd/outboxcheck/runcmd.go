@@ -44,6 +44,7 @@ type runConfig struct {
 	args       []string
 	sqlQueries string // absolute; the SQL contract's files, or ""
 	sqlSchema  string
+	loop       bool // the loop contract instead of the step contract
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -56,6 +57,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ses.close()
+	if c.loop {
+		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %d schedules, seed %d\n",
+			c.subject, ses.cluster.Version, ses.cluster.Source, c.budget.Checks, c.budget.Seed)
+		return runLoop(c, ses, c.newReport(ses), stdout)
+	}
 	opts, drop, err := ses.options(c.faults, c.concurrent)
 	if err != nil {
 		return err
@@ -74,10 +80,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if c.verbose {
 		live = stderr
 	}
-	rep := &reports.Report{Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed, Shard: c.shard,
-		Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
-		Environment: reports.Environment{Tool: commit(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-			Postgres: cluster.Version, PostgresSource: string(cluster.Source)}}
+	rep := c.newReport(ses)
 
 	budget := c.budget
 	var sum properties.Summary
@@ -116,6 +119,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
 	}
 	return verdict(rep, stdout)
+}
+
+func (c *runConfig) newReport(ses *session) *reports.Report {
+	return &reports.Report{Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
+		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
+		Environment: reports.Environment{Tool: commit(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source)}}
 }
 
 func (c *runConfig) budgetText() string {
@@ -201,12 +211,13 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, broker faults and crashes")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
 	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
-	reportDir := fs.String("report-dir", "", "write report.json, report.md and report.html (and rapid's fail file, for replay) here")
+	reportDir := fs.String("report-dir", "outboxcheck-report", "write report.json, report.md and report.html (and rapid's fail file, for replay) here; empty: no report")
 	junit := fs.String("junit", "", "write JUnit XML (one test case per property) to this file")
 	shard := fs.String("shard", "", "i/n: run shard i (from 1) of n; each shard runs checks/n checks from its own seed range (needs --seed)")
 	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
 	verbose := fs.Bool("v", false, "print rapid's output as it comes")
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
+	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference or notify-only")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
@@ -227,6 +238,17 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 		verbose: *verbose, args: args, shard: *shard}
 	var needs bool
 	switch {
+	case *loop:
+		if *sqlQueries != "" || *shard != "" {
+			return nil, false, usageErrorf("--loop runs alone: not with --sql-queries or --shard")
+		}
+		if _, ok := loopSubjects[*subject]; !ok {
+			return nil, false, usageErrorf("--loop runs reference or notify-only, not %q", *subject)
+		}
+		c.loop = true
+		if !set["checks"] {
+			c.budget.Checks = 10
+		}
 	case *sqlQueries != "":
 		if set["subject"] {
 			return nil, false, usageErrorf("--subject and --sql-queries exclude each other")

@@ -132,3 +132,20 @@ func randomHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// Scratch finds or starts a server (the order of Start) and creates a
+// database on it for one run; cleanup drops the database and stops what
+// Start started.
+func Scratch(ctx context.Context) (c *Cluster, db *Database, cleanup func(), err error) {
+	if c, err = Start(ctx, Options{}); err != nil {
+		return nil, nil, nil, err
+	}
+	if db, err = c.NewDatabase(ctx); err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	return c, db, func() {
+		db.Drop(context.Background())
+		c.Close()
+	}, nil
+}

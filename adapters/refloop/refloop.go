@@ -1,0 +1,134 @@
+// Package refloop puts the reference implementation behind the loop
+// contract (loopcheck): the producer writes in the caller's transaction
+// (and notifies), each dispatcher runs impl.Loop on real time, optionally
+// woken by LISTEN/NOTIFY, and the consumer is impl's.
+package refloop
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/outboxcheck/outboxcheck/impl"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Options choose the variant.
+type Options struct {
+	Notify bool // LISTEN/NOTIFY wake-ups besides the scan
+	NoScan bool // wake on notifications only: the notify-only bug
+}
+
+// New is the reference loop with LISTEN/NOTIFY wake-ups.
+func New(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	return Build(ctx, env, Options{Notify: true})
+}
+
+// NotifyOnly is the mutant: a relay that sleeps until notified and never
+// scans. A notification lost while it was down, a failed publish's retry
+// and an expired lease are never notified, so those events wait forever.
+func NotifyOnly(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	return Build(ctx, env, Options{Notify: true, NoScan: true})
+}
+
+// Subject is the reference loop behind the loop contract.
+type Subject struct {
+	env      loopcheck.Env
+	opts     Options
+	ids      impl.SequentialIDs
+	producer impl.Producer
+	consumer *impl.Consumer
+	admin    *impl.Session
+}
+
+// Build builds the subject with opts and creates its schema.
+func Build(ctx context.Context, env loopcheck.Env, opts Options) (*Subject, error) {
+	s := &Subject{env: env, opts: opts}
+	s.producer = impl.Producer{IDs: &s.ids}
+	cons, err := impl.NewSession(env.ConnString(properties.Actor{Role: properties.Consumer}))
+	if err != nil {
+		return nil, err
+	}
+	s.consumer = &impl.Consumer{Session: cons}
+	if s.admin, err = impl.NewSession(env.ConnString(properties.Actor{Role: properties.Operator})); err != nil {
+		return nil, err
+	}
+	conn, err := s.admin.Conn(ctx)
+	if err != nil {
+		return s, err
+	}
+	return s, impl.Migrate(ctx, conn)
+}
+
+func (s *Subject) Reset(ctx context.Context) error {
+	conn, err := s.admin.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return impl.Reset(ctx, conn)
+}
+
+func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) error {
+	if _, err := s.producer.Write(ctx, tx, impl.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}, time.Now()); err != nil {
+		return err
+	}
+	if s.opts.Notify {
+		return impl.Notify(ctx, tx)
+	}
+	return nil
+}
+
+func (s *Subject) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
+	conn := s.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i})
+	sess, err := impl.NewSession(conn)
+	if err != nil {
+		return err
+	}
+	defer sess.Cut()
+	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: impl.DefaultQueries()}, Publisher: publisher{pub},
+		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
+		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: 4}}
+	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan}
+	if s.opts.Notify {
+		wake := make(chan struct{}, 1)
+		lctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); impl.Listen(lctx, conn, wake) }()
+		defer func() { cancel(); <-done }()
+		loop.Wake = wake
+	}
+	loop.Run(ctx)
+	return nil
+}
+
+func (s *Subject) Handle(ctx context.Context, m properties.Message) error {
+	return s.consumer.Handle(ctx, impl.Message(m), nil)
+}
+
+func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
+	fx, err := (&impl.Consumer{Session: s.admin}).Effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, e := range fx {
+		out[e.EventID]++
+	}
+	return maps.Clone(out), nil
+}
+
+func (s *Subject) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(s.consumer.Session.Close(ctx), s.admin.Close(ctx))
+}
+
+type publisher struct{ p properties.Publisher }
+
+func (p publisher) Publish(ctx context.Context, m impl.Message) error {
+	return p.p.Publish(ctx, properties.Message(m))
+}
