@@ -95,7 +95,9 @@ func (t *gateToxic) Pipe(stub *toxics.ToxicStub) {
 				return
 			}
 			if g == nil {
-				stub.Output <- c
+				if !send(stub, c) {
+					return
+				}
 				continue
 			}
 			if first && t.Up && isCancelRequest(c.Data) {
@@ -114,8 +116,7 @@ func (t *gateToxic) Pipe(stub *toxics.ToxicStub) {
 func (t *gateToxic) forward(g *gate, rc *requestCounter, stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
 	if !t.Up {
 		if g.downstream() {
-			stub.Output <- c
-			return true
+			return send(stub, c)
 		}
 		stub.Close() // the reply is lost and the connection dies with it
 		return false
@@ -133,12 +134,22 @@ func (t *gateToxic) forward(g *gate, rc *requestCounter, stub *toxics.ToxicStub,
 		case <-stub.Interrupt:
 			// Healed mid-delay: deliver, never drop, unless nothing reads
 			// any more (the connection closed while it was healed).
-			_ = stub.WriteOutput(c, 500*time.Millisecond)
+			_ = send(stub, c)
 			return false
 		}
 	}
 	if pass {
-		stub.Output <- c
+		return send(stub, c)
 	}
 	return true
+}
+
+// sendTimeout is how long a chunk may wait for the next stage to take it.
+// Only a connection that is gone leaves it waiting (its writer stopped
+// reading); without a bound the pipe's goroutine would wait forever.
+const sendTimeout = 2 * time.Second
+
+// send passes c on; false (the pipe ends) if nothing took it in time.
+func send(stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
+	return stub.WriteOutput(c, sendTimeout) == nil
 }

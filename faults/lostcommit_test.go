@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"go.uber.org/goleak"
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/impl"
+	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/model"
 )
@@ -36,7 +36,7 @@ func through(t *testing.T, dbURL, addr string) string {
 // still be delivered with exactly one effect.
 func TestLostCommitReplyIsIndeterminateNotFailed(t *testing.T) {
 	db := pgtest.Database(t)
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // the shared cluster's goroutines predate the test
+	defer leakcheck.Start(t)() // the shared cluster's goroutines predate the test
 	ctx := context.Background()
 	admin := open(t, db.URL)
 	conn, err := admin.Conn(ctx)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
@@ -31,8 +32,7 @@ func TestReferenceUnderFaults(t *testing.T) {
 	opts := faultOptions(t)
 	// The cluster's own goroutines predate the run; a crash restarts its
 	// postmaster under a new one.
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(),
-		goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pgprov.startPinned.func1"))
+	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pgprov.startPinned.func1"))()
 	sum := properties.Exercise(t, reference.New, opts)
 	for _, k := range faults.All {
 		if c := sum.Network[k]; c.Struck == 0 || c.Affected == 0 {
