@@ -82,10 +82,21 @@ func (l *Loop) Run(ctx context.Context) {
 // connection is reopened; notifications sent meanwhile are lost, which the
 // loop's scan makes up for.
 func Listen(ctx context.Context, connString string, wake chan<- struct{}) {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return
+	}
+	cfg.ConnectTimeout = ConnectTimeout
 	for ctx.Err() == nil {
-		conn, err := pgx.Connect(ctx, connString)
+		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err == nil {
-			if _, err = conn.Exec(ctx, "LISTEN "+NotifyChannel); err == nil {
+			lctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+			_, err = conn.Exec(lctx, "LISTEN "+NotifyChannel)
+			cancel()
+			if err == nil {
+				// The one call without a deadline: waiting is its job, and
+				// a dead connection costs only wake-ups (the scan goes on).
+				// ctx ends it.
 				for {
 					if _, err = conn.WaitForNotification(ctx); err != nil {
 						break

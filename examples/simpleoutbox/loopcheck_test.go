@@ -44,7 +44,9 @@ func (a *adapter) Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) 
 
 func (a *adapter) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
 	for ctx.Err() == nil { // a relay process that restarts when its connection dies
-		conn, err := pgx.Connect(ctx, a.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i}))
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		conn, err := pgx.Connect(cctx, a.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i}))
+		cancel()
 		if err == nil {
 			r := simpleoutbox.Relay{Conn: conn, Publish: func(ctx context.Context, e simpleoutbox.Event) error {
 				return pub.Publish(ctx, properties.Message{ID: e.ID, Type: "order.placed", AggregateID: e.AggregateID, Payload: e.Payload})
