@@ -20,7 +20,27 @@ type Claimed struct {
 // takes too few is a liveness matter for the drain, but one that takes a
 // row that is not due, or takes it wrongly, is a violation now.
 func Claim(s State, limit int, got []Claimed) (State, []Problem) {
-	ps := s.checkOrder(limit, got)
+	return s.claim(limit, got, func(string) bool { return false })
+}
+
+// ClaimBeside is Claim for a claim that ran at the same instant as
+// another: with SKIP LOCKED each passes over the rows the other holds, so
+// a row the other took may be passed over (and, if the other's outcome is
+// not known to be done, any row may: what it locked is unknown). Both
+// claims are applied in turn, each with ClaimBeside; a row both took is
+// caught as a live lease on the second.
+func ClaimBeside(s State, limit int, got []Claimed, other Outcome, otherGot []Claimed) (State, []Problem) {
+	held := map[string]bool{}
+	for _, c := range otherGot {
+		held[c.ID] = true
+	}
+	return s.claim(limit, got, func(id string) bool { return other != Done || held[id] })
+}
+
+// claim applies a claim; locked says which due rows it may have found
+// locked by someone else, and so passed over.
+func (s State) claim(limit int, got []Claimed, locked func(id string) bool) (State, []Problem) {
+	ps := s.checkOrder(limit, got, locked)
 	s = s.clone()
 	if len(got) > limit {
 		ps = append(ps, Problem{Property: ModelAgreement, Detail: fmt.Sprintf("claimed %d rows, limit %d", len(got), limit)})
@@ -92,7 +112,7 @@ func (s State) DueOrder() [][]string {
 // checkOrder flags a full claim (limit rows) that took a row while a due row
 // strictly earlier in claim order stayed behind. A short claim may have
 // skipped locked rows; the drain judges what it left.
-func (s State) checkOrder(limit int, got []Claimed) []Problem {
+func (s State) checkOrder(limit int, got []Claimed, locked func(id string) bool) []Problem {
 	if len(got) < limit {
 		return nil
 	}
@@ -108,7 +128,7 @@ func (s State) checkOrder(limit int, got []Claimed) []Problem {
 			}
 		}
 		for _, id := range g {
-			if !taken[id] {
+			if !taken[id] && !locked(id) {
 				left = append(left, id)
 			}
 		}

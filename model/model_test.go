@@ -104,6 +104,44 @@ func TestClaimOrderAndTies(t *testing.T) {
 	}
 }
 
+// Two claims at one instant scan together under SKIP LOCKED: a full claim
+// may pass over a row only because the other claim held it.
+func TestClaimBeside(t *testing.T) {
+	s := New(t0, SeedPolicy())
+	for _, id := range []string{"a", "b", "c"} {
+		s = AdvanceClock(s, ms(1))
+		s = committed(t, s, "p"+id, id)
+	}
+	one := func(claimID string, ids ...string) []Claimed {
+		var out []Claimed
+		for _, id := range ids {
+			out = append(out, Claimed{ID: id, Attempts: 1, ClaimID: claimID})
+		}
+		return out
+	}
+	// The interleaving the reference produced: the first claim (limit 2)
+	// locked a, the second (limit 1) found a locked and took b, the first
+	// then found b locked and took c. No order of the two explains it.
+	first, second := one("k1", "a", "c"), one("k2", "b")
+	if _, ps := Claim(s, 2, first); len(ps) == 0 {
+		t.Fatal("alone, a full claim passing over b must be flagged")
+	}
+	s2, ps := ClaimBeside(s, 2, first, Done, second)
+	wantNone(t, ps)
+	_, ps = ClaimBeside(s2, 1, second, Done, first)
+	wantNone(t, ps)
+	// Passing over a row the other did not take stays a fault.
+	_, ps = ClaimBeside(s, 2, one("k3", "a", "c"), Done, one("k4", "a"))
+	wantProblem(t, ps, ModelAgreement)
+	// A row both took is a live lease on the second.
+	s2, _ = ClaimBeside(s, 1, one("k5", "a"), Done, one("k6", "a"))
+	_, ps = ClaimBeside(s2, 1, one("k6", "a"), Done, one("k5", "a"))
+	wantProblem(t, ps, LeaseExclusive)
+	// Beside a claim whose outcome is unknown, anything may have been locked.
+	_, ps = ClaimBeside(s, 1, one("k7", "c"), Unknown, nil)
+	wantNone(t, ps)
+}
+
 func TestLeaseEdges(t *testing.T) {
 	s := New(t0, SeedPolicy())
 	s = committed(t, s, "p", "e")

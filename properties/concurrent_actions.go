@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"pgregory.net/rapid"
 
@@ -14,11 +13,13 @@ import (
 
 // ClaimTogether has two dispatchers claim at the same instant, each on its
 // own session, lined up by a gate (gate.go) so that both are inside the
-// database before either writes. Bugs that need real concurrency live here: a claim that
-// reads candidates without locking them hands one event to both. The model
-// accepts either order of the two claims (every linearization of the
-// step); the database picks one, so a history with this action replays up
-// to that choice (Options.Concurrent).
+// database before either writes. Bugs that need real concurrency live here:
+// a claim that reads candidates without locking them hands one event to
+// both. The two claims need not be linearizable: with SKIP LOCKED they
+// scan together, each passing over the rows the other has locked, so the
+// model accepts every outcome of that (model.ClaimBeside), in which either
+// order of the two is one case. The database decides, so a history with
+// this action replays up to that choice (Options.Concurrent).
 func (m *machine) ClaimTogether(t *rapid.T) {
 	var up []int
 	for d, crashed := range m.crashed {
@@ -37,51 +38,23 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 	e := m.record("ClaimTogether", Actor{Role: Dispatcher, N: ds[0]},
 		fmt.Sprintf("with %s, limits %d and %d", Actor{Role: Dispatcher, N: ds[1]}, limits[0], limits[1]))
 
-	type claimResult struct {
-		got []Claimed
-		err error
-	}
-	var res [2]claimResult
-	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
-	defer cancel()
-	apps := []string{appName(Actor{Role: Dispatcher, N: ds[0]}), appName(Actor{Role: Dispatcher, N: ds[1]})}
-	g, err := m.closeGate(ctx)
-	if err != nil {
-		m.infra(t, "close gate", err)
-	}
-	// Start them one after the other, each queued on the gate before the
-	// next starts, so ids are minted in a fixed order; then open the gate.
-	var wg sync.WaitGroup
-	var gateErr error
-	for i := range ds {
-		wg.Go(func() {
-			res[i].err = m.do(func(ctx context.Context) (err error) {
-				res[i].got, err = m.subj.Claim(ctx, ds[i], m.m.Now, limits[i])
-				return err
-			})
-			slices.SortFunc(res[i].got, func(a, b Claimed) int { return strings.Compare(a.ID, b.ID) })
-		})
-		if gateErr == nil {
-			gateErr = m.waitQueued(ctx, g, apps[:i+1])
+	var got [2][]Claimed
+	calls := make([]func(context.Context) error, 2)
+	for i := range calls {
+		calls[i] = func(ctx context.Context) (err error) {
+			got[i], err = m.subj.Claim(ctx, ds[i], m.m.Now, limits[i])
+			slices.SortFunc(got[i], func(a, b Claimed) int { return strings.Compare(a.ID, b.ID) })
+			return err
 		}
 	}
-	if gateErr == nil {
-		gateErr = m.openGate(ctx, g)
-	}
-	wg.Wait()
-	if gateErr != nil {
-		m.infra(t, "gate", gateErr)
-	}
+	errs := m.together(t, []Actor{{Role: Dispatcher, N: ds[0]}, {Role: Dispatcher, N: ds[1]}}, calls)
 	var parts []string
-	for i, r := range res {
-		if r.err != nil {
-			m.settle(t, Actor{Role: Dispatcher, N: ds[i]})
-		}
+	for i := range got {
 		var ids []string
-		for _, c := range r.got {
+		for _, c := range got[i] {
 			ids = append(ids, fmt.Sprintf("%s(claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s", Actor{Role: Dispatcher, N: ds[i]}, result(r.err, "claimed ["+strings.Join(ids, " ")+"]")))
+		parts = append(parts, fmt.Sprintf("%s: %s", Actor{Role: Dispatcher, N: ds[i]}, result(errs[i], "claimed ["+strings.Join(ids, " ")+"]")))
 	}
 	e.Result = strings.Join(parts, "; ")
 
@@ -89,12 +62,12 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 		s := m.m
 		var ps []model.Problem
 		for _, i := range order {
-			switch m.outcome(res[i].err) {
+			switch m.outcome(errs[i]) {
 			case model.Unknown:
 				s = model.ClaimUnknown(s)
 			case model.Done:
 				var p []model.Problem
-				s, p = model.Claim(s, limits[i], modelClaims(res[i].got))
+				s, p = model.ClaimBeside(s, limits[i], modelClaims(got[i]), m.outcome(errs[1-i]), modelClaims(got[1-i]))
 				ps = append(ps, p...)
 			}
 		}
@@ -108,9 +81,9 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 	}
 	m.m = s
 	m.report(t, ps)
-	for i, r := range res {
-		if r.err == nil {
-			for _, c := range r.got {
+	for i := range got {
+		if errs[i] == nil {
+			for _, c := range got[i] {
 				m.hold(ds[i], c)
 			}
 		}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"pgregory.net/rapid"
 )
 
 // gateWait bounds how long the gate waits for both calls to queue on it.
@@ -46,9 +49,57 @@ func (m *machine) closeGate(ctx context.Context) (*gate, error) {
 	return &gate{tx: tx}, nil
 }
 
-// waitQueued waits until every session of apps waits on a lock (or
-// gateWait passed: a call that needs no write never queues).
-func (m *machine) waitQueued(ctx context.Context, g *gate, apps []string) error {
+// together runs one call per actor at the same instant, lined up by the
+// gate: each call starts once the ones before it have queued (so ids are
+// minted in a fixed order), then the gate opens and they run together.
+// errs[i] is call i's error; an actor whose call failed is settled.
+func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Context) error) []error {
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
+	defer cancel()
+	g, err := m.closeGate(ctx)
+	if err != nil {
+		m.infra(t, "close gate", err)
+	}
+	errs := make([]error, len(calls))
+	panics := make([]any, len(calls))
+	apps := make([]string, len(calls))
+	var finished atomic.Int32
+	var wg sync.WaitGroup
+	var gateErr error
+	for i := range calls {
+		apps[i] = appName(actors[i])
+		wg.Go(func() {
+			defer finished.Add(1)
+			defer func() { panics[i] = recover() }() // m.do recorded it; re-raised below, on rapid's goroutine
+			errs[i] = m.do(calls[i])
+		})
+		if gateErr == nil {
+			gateErr = m.waitQueued(ctx, g, apps[:i+1], &finished)
+		}
+	}
+	if gateErr == nil {
+		gateErr = m.openGate(ctx, g)
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	if gateErr != nil {
+		m.infra(t, "gate", gateErr)
+	}
+	for i, err := range errs {
+		if err != nil {
+			m.settle(t, actors[i])
+		}
+	}
+	return errs
+}
+
+// waitQueued waits until every session of apps waits on a lock or its call
+// has returned (a call that writes nothing never queues); at most gateWait.
+func (m *machine) waitQueued(ctx context.Context, g *gate, apps []string, finished *atomic.Int32) error {
 	if g == nil {
 		return nil
 	}
@@ -59,7 +110,7 @@ func (m *machine) waitQueued(ctx context.Context, g *gate, apps []string) error 
 			g.tx.Rollback(ctx)
 			return fmt.Errorf("gate: %w", err)
 		}
-		if n >= len(apps) {
+		if n+int(finished.Load()) >= len(apps) {
 			return nil
 		}
 		time.Sleep(time.Millisecond)

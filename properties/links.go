@@ -93,8 +93,13 @@ func (m *machine) waitGone(app string) error {
 	}
 }
 
-// sessions counts this database's client sessions matching where.
+// sessions counts this database's client sessions matching where. Inside
+// a transaction (the gate's) pg_stat_activity is a snapshot taken at its
+// first read, so the snapshot is cleared before every count.
 func (m *machine) sessions(ctx context.Context, where string, args ...any) (int, error) {
+	if _, err := m.harness.conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+		return 0, err
+	}
 	var n int
 	err := m.harness.conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND pid <> pg_backend_pid() AND `+where, args...).Scan(&n)
