@@ -98,14 +98,29 @@ func (m *machine) record(action string, a Actor, input string) *Entry {
 }
 
 // report fails the check on the first problem, most specific property first.
+//
+// rapid takes two failures to be the same when their message and the line
+// that failed are: it shrinks only towards the same failure, and gives up
+// shrinking when a replay of one input fails differently. So the message
+// is the property alone (the details and the story go to the log): with
+// concurrent steps the details (which claim took which row) may differ from
+// replay to replay while the bug is the same. And while shrinking, another
+// property's failure fails from another line, so rapid does not drift to
+// a counterexample of some other property.
 func (m *machine) report(t *rapid.T, ps []model.Problem) {
-	if p, ok := model.First(ps); ok {
-		if n := len(m.hist.Entries); n > 0 {
-			m.hist.Entries[n-1].Expect = p.String() // where the model and the subject part ways
-		}
-		m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.clone()})
-		t.Fatalf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
+	p, ok := model.First(ps)
+	if !ok {
+		return
 	}
+	if n := len(m.hist.Entries); n > 0 {
+		m.hist.Entries[n-1].Expect = p.String() // where the model and the subject part ways
+	}
+	t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
+	if f := m.run.sum.Failure; f != nil && f.Property != p.Property {
+		t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", p.Property, f.Property)
+	}
+	m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.clone()})
+	t.Fatalf("property violated: %s", p.Property)
 }
 
 // infra fails the check as an infrastructure error: never a property.
