@@ -60,23 +60,26 @@ func (m *machine) deliver(t *rapid.T, c, i int, crashAt Failpoint) {
 		m.sum.Crashes.ConsumerReached++
 	}
 	e.Result = result(err, "acknowledged")
-	var d model.Delivery
-	switch {
-	case err == nil:
-		d = model.Acked
-	case hit == BeforeCommit:
-		d = model.CrashedBefore
-	case hit == AfterCommit:
-		d = model.CrashedAfter
-	case m.subj.Indeterminate(err):
-		d = model.DeliveryUnknown
-	default:
-		d = model.DeliveryRejected
-	}
 	if crashAt != "" && hit == "" && err == nil {
 		e.Result += " (failpoint " + string(crashAt) + " never reached)"
 	}
-	m.m = model.Deliver(m.m, i, d)
+	m.m = model.Deliver(m.m, i, m.delivery(err, hit))
+}
+
+// delivery is what the model may assume of a Handle that returned err,
+// having crashed at failpoint hit ("" if none).
+func (m *machine) delivery(err error, hit Failpoint) model.Delivery {
+	switch {
+	case err == nil:
+		return model.Acked
+	case hit == BeforeCommit:
+		return model.CrashedBefore
+	case hit == AfterCommit:
+		return model.CrashedAfter
+	case m.subj.Indeterminate(err):
+		return model.DeliveryUnknown
+	}
+	return model.DeliveryRejected
 }
 
 func suffix(p Failpoint) string {

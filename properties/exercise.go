@@ -43,10 +43,11 @@ type Options struct {
 	// CrashDatabase, if set, SIGKILLs the server and brings it back (see
 	// pgprov.Cluster.Crash). Nil: database crashes are not applicable.
 	CrashDatabase func(context.Context) error
-	// Concurrent adds ClaimTogether: two dispatchers claim at the same
-	// instant and the model accepts either order. The database picks the
-	// order, so a seed replays the same actions but, at those steps, maybe
-	// the other order and what follows from it.
+	// Concurrent adds ClaimTogether (two dispatchers claim at the same
+	// instant) and DeliverTogether (two consumers handle one message at
+	// the same instant); the model accepts either order. The database
+	// picks the order, so a seed replays the same actions but, at those
+	// steps, maybe the other order and what follows from it.
 	Concurrent bool
 	// Deadline, if set, is a time budget: no check starts after it (the
 	// checks rapid still asks for pass at once, uncounted). A failure found
@@ -249,7 +250,7 @@ var weights = map[string]int{
 	"Commit": 3, "Claim": 3, "Publish": 3, "MarkPublished": 3, "MarkFailed": 2,
 	"AdvanceClock": 3, "Deliver": 2, "CrashDispatcher": 1, "RestartDispatcher": 1,
 	"CrashConsumer": 1, "Rollback": 1, "Redrive": 1, "Cleanup": 1,
-	"Partition": 2, "Heal": 2, "CrashDispatcherMidMark": 1, "CrashDatabase": 1, "ClaimTogether": 3,
+	"Partition": 2, "Heal": 2, "CrashDispatcherMidMark": 1, "CrashDatabase": 1, "ClaimTogether": 3, "DeliverTogether": 2,
 }
 
 // actions lists the state machine's actions; each is its own entry so
@@ -270,7 +271,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		}
 	}
 	if m.opts.Concurrent {
-		byName["ClaimTogether"] = m.ClaimTogether
+		byName["ClaimTogether"], byName["DeliverTogether"] = m.ClaimTogether, m.DeliverTogether
 	}
 	out := map[string]func(*rapid.T){"": m.Check}
 	for name, fn := range byName {

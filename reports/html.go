@@ -54,7 +54,7 @@ svg text { font: 12px ui-monospace, monospace; }
 <tr><th>checks</th><td>{{.Checks}} (+{{.ShrinkRuns}} replayed while shrinking), {{.Steps}} steps</td></tr>
 <tr><th>seed</th><td class="mono">{{.Seed}}{{if .Shard}} (shard {{.Shard}}){{end}}</td></tr>
 {{if .Merged}}<tr><th>merged shards</th><td>{{join .Merged ", "}}</td></tr>{{end}}
-<tr><th>faults</th><td>{{.Faults}}; concurrent claims {{.Concurrent}}</td></tr>
+<tr><th>faults</th><td>{{.Faults}}; concurrent actors {{.Concurrent}}</td></tr>
 <tr><th>started</th><td>{{.Started.UTC.Format "2006-01-02 15:04:05 UTC"}}, {{printf "%.1f" .Seconds}} s</td></tr>
 <tr><th>PostgreSQL</th><td>{{.Environment.Postgres}} ({{.Environment.PostgresSource}})</td></tr>
 <tr><th>Go, OS</th><td>{{.Environment.Go}}, {{.Environment.OS}}</td></tr>

@@ -28,7 +28,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.Merged) > 0 {
 		p("| merged shards | %s |", strings.Join(r.Merged, ", "))
 	}
-	p("| faults | %v; concurrent claims %v |", r.Faults, r.Concurrent)
+	p("| faults | %v; concurrent actors %v |", r.Faults, r.Concurrent)
 	p("| started | %s, %.1f s |", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), r.Seconds)
 	p("| PostgreSQL | %s (%s) |", r.Environment.Postgres, r.Environment.PostgresSource)
 	p("| Go, OS | %s, %s |", r.Environment.Go, r.Environment.OS)

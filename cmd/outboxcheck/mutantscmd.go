@@ -10,7 +10,7 @@ import (
 )
 
 func mutantsCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("mutants", "Runs the kill matrix: every mutant must fail with the property that names its bug,\nand the reference implementation must pass (fault-free and under faults).", stderr)
+	fs := newFlags("mutants", "Runs the kill matrix: every mutant must fail with the property that names its bug,\nand the reference implementation must pass (fault-free, under faults, and with concurrent steps).", stderr)
 	var b budgetFlags
 	b.register(fs, 300)
 	list := fs.Bool("list", false, "list the mutants and exit")

@@ -210,7 +210,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
 	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, broker faults and crashes")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
-	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
+	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim, or two consumers handle one message, at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
 	reportDir := fs.String("report-dir", "outboxcheck-report", "write report.json, report.md and report.html (and rapid's fail file, for replay) here; empty: no report")
 	junit := fs.String("junit", "", "write JUnit XML (one test case per property) to this file")
 	shard := fs.String("shard", "", "i/n: run shard i (from 1) of n; each shard runs checks/n checks from its own seed range (needs --seed)")

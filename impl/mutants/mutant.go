@@ -74,6 +74,7 @@ var All = []Mutant{
 	ClaimWithoutSkipLocked,
 	DualWriteCommitThenPublish,
 	DualWritePublishThenCommit,
+	InboxSelectThenInsert,
 }
 
 // ByName finds a mutant; ok is false for an unknown name.

@@ -22,8 +22,8 @@ type Config struct {
 	Cluster *pgprov.Cluster   // where each subject gets a fresh database
 	Budget  properties.Budget // per subject; the run stops at its first failure
 	Mutants []mutants.Mutant  // default mutants.All
-	// Reference also runs the reference implementation, fault-free and
-	// under faults, which must pass.
+	// Reference also runs the reference implementation, fault-free, under
+	// faults and with concurrent steps, which must pass.
 	Reference bool
 	Live      io.Writer // if set, receives rapid's output as it comes
 }
@@ -95,7 +95,8 @@ func (c Config) subjects() []subject {
 	var out []subject
 	if c.Reference {
 		out = append(out, subject{name: "reference", new: reference.New},
-			subject{name: "reference+faults", faults: true, new: reference.New})
+			subject{name: "reference+faults", faults: true, new: reference.New},
+			subject{name: "reference+concurrent", concurrent: true, new: reference.New})
 	}
 	ms := c.Mutants
 	if ms == nil {

@@ -19,8 +19,8 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 const maxSteps = 25
 
 // TestKillMatrix: every mutant is killed, by the property that names its
-// bug, with a short counterexample; the reference passes, fault-free and
-// under faults. Seed 1 unless -rapid.seed says otherwise, so a run is
+// bug, with a short counterexample; the reference passes, fault-free,
+// under faults and with concurrent steps. Seed 1 unless -rapid.seed says otherwise, so a run is
 // reproducible. It runs without -race (CI runs it on its own): shrinking
 // re-runs checks hundreds of times, and the race detector's slowdown would
 // turn a shrink-time limit into a flaky counterexample length.
@@ -45,10 +45,7 @@ func TestKillMatrix(t *testing.T) {
 		switch {
 		case !r.OK():
 			t.Errorf("%s: %s (want %q):\n%s", r.Subject, r.Verdict(), r.Want, r.Output)
-		case r.Want != "" && r.Steps() > maxSteps && !r.Concurrent:
-			// A race replays only when the database picks the same order,
-			// so rapid cannot always shrink it: its length is reported, not
-			// bounded.
+		case r.Want != "" && r.Steps() > maxSteps:
 			t.Errorf("%s: counterexample of %d steps is not short:\n%s", r.Subject, r.Steps(), r.Output)
 		}
 	})
