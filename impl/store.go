@@ -66,16 +66,23 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	if err != nil {
 		return nil, afterSend(op, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) {
+	out, err := CollectClaimed(rows, expires)
+	if err != nil {
+		return nil, afterSend(op, err)
+	}
+	return out, nil
+}
+
+// CollectClaimed reads a claim's rows (id, aggregate_id, event_type,
+// sequence, payload, created_at, attempts, claim_id), taken with a lease
+// until expires.
+func CollectClaimed(rows pgx.Rows, expires time.Time) ([]Claimed, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) {
 		c := Claimed{ExpiresAt: expires}
 		err := r.Scan(&c.ID, &c.AggregateID, &c.EventType, &c.Sequence, &c.Payload, &c.CreatedAt, &c.Attempts, &c.ClaimID)
 		c.CreatedAt = c.CreatedAt.UTC()
 		return c, err
 	})
-	if err != nil {
-		return nil, afterSend(op, err)
-	}
-	return out, nil
 }
 
 // MarkPublished records a publish the broker acknowledged. It changes the

@@ -21,6 +21,7 @@ type Subject struct {
 	Env         properties.Env
 	Producer    mutants.Writer
 	Dispatchers []*impl.Dispatcher
+	claim       mutants.Claimer
 	markFailed  mutants.FailureMarker
 	publish     func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error
 	Consumers   []mutants.Handler
@@ -68,6 +69,12 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	s.publish = m.Publish
 	if s.publish == nil {
 		s.publish = func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error { return d.Publish(ctx, c) }
+	}
+	s.claim = m.Claim
+	if s.claim == nil {
+		s.claim = func(ctx context.Context, st *impl.Store, now time.Time, lease time.Duration, limit int, claimID string) ([]impl.Claimed, error) {
+			return st.Claim(ctx, now, lease, limit, claimID)
+		}
 	}
 	s.markFailed = m.MarkFailed
 	if s.markFailed == nil {
@@ -130,7 +137,7 @@ func (s *Subject) Rollback(ctx context.Context, p properties.Payment, now time.T
 
 func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
 	disp := s.Dispatchers[d]
-	got, err := disp.Store.Claim(ctx, now, disp.Policy.Lease, limit, disp.IDs.NewID())
+	got, err := s.claim(ctx, disp.Store, now, disp.Policy.Lease, limit, disp.IDs.NewID())
 	out := make([]properties.Claimed, len(got))
 	for i, c := range got {
 		out[i] = FromImpl(c)

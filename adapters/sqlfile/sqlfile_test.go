@@ -58,17 +58,26 @@ func TestBadFilesAreNamed(t *testing.T) {
 	}
 }
 
-// The seed's SQL passes; each broken edit fails with the property that
-// names its bug.
+// The seed's SQL passes, alone and with concurrent steps; each broken edit
+// fails with the property that names its bug.
 func TestSQLContract(t *testing.T) {
-	cases := []struct{ file, want string }{
-		{"seed_runtime.sql", ""},
-		{"broken_no_fence.sql", "fencing"},
-		{"broken_no_reclaim.sql", "no-loss"},
-		{"broken_ignores_available_at.sql", "backoff"},
+	cases := []struct {
+		file, want string
+		concurrent bool // with ClaimTogether and DeliverTogether
+	}{
+		{"seed_runtime.sql", "", false},
+		{"seed_runtime.sql", "", true},
+		{"broken_no_fence.sql", "fencing", false},
+		{"broken_no_reclaim.sql", "no-loss", false},
+		{"broken_ignores_available_at.sql", "backoff", false},
+		{"broken_no_skip_locked.sql", "lease-exclusive", true},
 	}
 	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
+		name := c.file
+		if c.concurrent {
+			name += "/concurrent"
+		}
+		t.Run(name, func(t *testing.T) {
 			newSubject, err := sqlfile.New(filepath.Join("testdata", c.file), "")
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +85,7 @@ func TestSQLContract(t *testing.T) {
 			restore := properties.Budget{Checks: 200, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
 			defer restore()
 			rec := properties.NewRecorder(t.Name(), nil)
-			sum := properties.Run(rec, newSubject, properties.Options{DatabaseURL: pgtest.Database(t).URL})
+			sum := properties.Run(rec, newSubject, properties.Options{DatabaseURL: pgtest.Database(t).URL, Concurrent: c.concurrent})
 			got := ""
 			if f := sum.Failure; f != nil {
 				if f.Infrastructure || f.Panic {

@@ -30,7 +30,7 @@ func TestCatalog(t *testing.T) {
 		if m.Bug == "" {
 			t.Errorf("%s: no Bug", m.Name)
 		}
-		if m.Queries == nil && m.Consumer == nil && m.Producer == nil && m.MarkFailed == nil && m.Publish == nil {
+		if m.Queries == nil && m.Claim == nil && m.Consumer == nil && m.Producer == nil && m.MarkFailed == nil && m.Publish == nil {
 			t.Errorf("%s: changes nothing", m.Name)
 		}
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.Name) + "`[^|]*\\| `" + regexp.QuoteMeta(m.Kills) + "` \\|$")

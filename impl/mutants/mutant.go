@@ -28,6 +28,9 @@ type Writer interface {
 // FailureMarker records a failed publish: what impl.Dispatcher.MarkFailed does.
 type FailureMarker func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed, cause error) (bool, error)
 
+// Claimer claims up to limit due events at now: what impl.Store.Claim does.
+type Claimer func(ctx context.Context, s *impl.Store, now time.Time, lease time.Duration, limit int, claimID string) ([]impl.Claimed, error)
+
 // Mutant is one deliberate bug.
 type Mutant struct {
 	Name string
@@ -49,6 +52,8 @@ type Mutant struct {
 	// Producer, if set, replaces the producer; broker is there for a
 	// producer that publishes itself (a dual write).
 	Producer func(p *impl.Producer, broker impl.Publisher) Writer
+	// Claim, if set, replaces the store's claim of due events.
+	Claim Claimer
 	// MarkFailed, if set, replaces the dispatcher's failure handling.
 	MarkFailed FailureMarker
 	// Publish, if set, replaces how a dispatcher sends a claimed event.
