@@ -54,7 +54,10 @@ func (m *machine) closeGate(ctx context.Context) (*gate, error) {
 // minted in a fixed order), then the gate opens and they run together.
 // errs[i] is call i's error; an actor whose call failed is settled.
 func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Context) error) []error {
-	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
+	// The gate's own statements are quick (the harness's session is never
+	// faulted), but it waits up to gateWait for each call to queue, and a
+	// call held up by a fault takes up to CallTimeout to give up.
+	ctx, cancel := context.WithTimeout(m.ctx, time.Duration(len(calls))*gateWait+m.opts.CallTimeout)
 	defer cancel()
 	g, err := m.closeGate(ctx)
 	if err != nil {

@@ -56,30 +56,44 @@ func TestRunProvisionsItsOwnDatabase(t *testing.T) {
 	}
 }
 
-// With Concurrent the reference passes too, and the concurrent actions
-// really ran: both dispatchers came back with rows, and both consumers
-// acknowledged one message, in some of the steps. (That the gate makes
-// them overlap is shown by the mutants they kill: TestKillMatrix.)
+// With Concurrent the reference passes too, fault-free and under faults,
+// and the concurrent actions really ran: both dispatchers came back with
+// rows, and both consumers acknowledged one message, in some of the steps.
+// (That the gate makes them overlap is shown by the mutants they kill:
+// TestKillMatrix.)
 func TestReferenceConcurrent(t *testing.T) {
-	db := pgtest.Database(t)
-	counts := map[string]int{}
-	properties.Exercise(t, reference.New, properties.Options{DatabaseURL: db.URL, Concurrent: true,
-		OnCheck: func(h *properties.History) {
-			for _, e := range h.Entries {
-				parts := strings.Split(e.Result, "; ")
-				switch {
-				case e.Action == "ClaimTogether" && len(parts) == 2 &&
-					!strings.Contains(e.Result, "claimed []") && !strings.Contains(e.Result, "error"):
-					counts["both claimed"]++
-				case e.Action == "DeliverTogether" && strings.Count(e.Result, "acknowledged") == 2:
-					counts["both acknowledged"]++
-				}
+	t.Run("fault-free", func(t *testing.T) {
+		counts := concurrentSteps(t, properties.Options{DatabaseURL: pgtest.Database(t).URL, Concurrent: true})
+		for _, name := range []string{"both claimed", "both acknowledged"} {
+			if counts[name] == 0 {
+				t.Errorf("no step where %s", name)
 			}
-		}})
-	t.Logf("concurrent steps over the run: %v", counts)
-	for _, name := range []string{"both claimed", "both acknowledged"} {
-		if counts[name] == 0 {
-			t.Errorf("no step where %s", name)
+		}
+	})
+	t.Run("faults", func(t *testing.T) {
+		opts := faultOptions(t)
+		opts.Concurrent = true
+		concurrentSteps(t, opts)
+	})
+}
+
+// concurrentSteps runs the reference and counts the concurrent steps in
+// which both calls succeeded with something to show.
+func concurrentSteps(t *testing.T, opts properties.Options) map[string]int {
+	counts := map[string]int{}
+	opts.OnCheck = func(h *properties.History) {
+		for _, e := range h.Entries {
+			parts := strings.Split(e.Result, "; ")
+			switch {
+			case e.Action == "ClaimTogether" && len(parts) == 2 &&
+				!strings.Contains(e.Result, "claimed []") && !strings.Contains(e.Result, "error"):
+				counts["both claimed"]++
+			case e.Action == "DeliverTogether" && strings.Count(e.Result, "acknowledged") == 2:
+				counts["both acknowledged"]++
+			}
 		}
 	}
+	properties.Exercise(t, reference.New, opts)
+	t.Logf("concurrent steps over the run: %v", counts)
+	return counts
 }
