@@ -33,7 +33,7 @@ type Row struct {
 	Subject string // "reference", "reference+faults" or the mutant's name
 	Want    string // the property that must fail; "" for the reference
 	Faults  bool
-	// Concurrent: the subject ran with ClaimTogether (Options.Concurrent).
+	// Concurrent: the subject ran with ClaimTogether and DeliverTogether (Options.Concurrent).
 	Concurrent bool
 	// Failure is the shrunk failure; nil when every check passed.
 	Failure *properties.Failure
