@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
 )
 
 // Bad input gets one clear line on stderr and a distinct exit code, and
@@ -75,5 +78,23 @@ func TestHelpIsNotAnError(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help lacks %q", want)
 		}
+	}
+}
+
+// mutants -list names every mutant, the property that kills it, and what
+// its kill run needs.
+func TestMutantsList(t *testing.T) {
+	code, out := cli(t, "mutants", "-list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, m := range mutants.All {
+		line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(m.Name) + ` +` + regexp.QuoteMeta(m.Kills) + ` +` + needs(m) + ` `)
+		if !line.MatchString(out) {
+			t.Errorf("no line for %s killed by %s, needs %s", m.Name, m.Kills, needs(m))
+		}
+	}
+	if !strings.Contains(out, "inbox-select-then-insert") || strings.Count(out, " concurrency ") != 2 {
+		t.Errorf("want the two concurrency mutants marked:\n%s", out)
 	}
 }

@@ -22,9 +22,9 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *list {
 		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "MUTANT\tKILLED BY\tFAULTS\tBUG")
+		fmt.Fprintln(w, "MUTANT\tKILLED BY\tNEEDS\tBUG")
 		for _, m := range mutants.All {
-			fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", m.Name, m.Kills, m.NeedsFaults, m.Bug)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Kills, needs(m), m.Bug)
 		}
 		return w.Flush()
 	}
@@ -75,4 +75,15 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "kill matrix: %d subjects, every mutant killed by its property, the reference passed\n", len(rows))
 	return nil
+}
+
+// needs says what a mutant's kill runs with beyond the default steps.
+func needs(m mutants.Mutant) string {
+	switch {
+	case m.NeedsFaults:
+		return "faults"
+	case m.NeedsConcurrency:
+		return "concurrency"
+	}
+	return "-"
 }
