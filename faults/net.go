@@ -20,8 +20,12 @@ type Net struct {
 	upstream string
 	srv      *toxiproxy.ApiServer
 
-	mu       sync.Mutex
-	links    map[string]*toxiproxy.Proxy
+	mu    sync.Mutex
+	links map[string]*toxiproxy.Proxy
+	// addrs holds each link's address as read once, when its proxy first
+	// started: toxiproxy rewrites Proxy.Listen from its own goroutine on
+	// every Start (Cut), unlocked, so reading it later would race.
+	addrs    map[string]string
 	active   map[string]*injection // link → the fault on it now
 	coverage Coverage
 }
@@ -38,7 +42,7 @@ var gateSeq atomic.Uint64
 // ("host:port"). It listens on nothing until Link is called.
 func NewNet(upstream string) *Net {
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	return &Net{upstream: upstream, srv: srv, links: map[string]*toxiproxy.Proxy{},
+	return &Net{upstream: upstream, srv: srv, links: map[string]*toxiproxy.Proxy{}, addrs: map[string]string{},
 		active: map[string]*injection{}, coverage: Coverage{}}
 }
 
@@ -46,14 +50,15 @@ func NewNet(upstream string) *Net {
 func (n *Net) Link(name string) (string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if p, ok := n.links[name]; ok {
-		return p.Listen, nil
+	if addr, ok := n.addrs[name]; ok {
+		return addr, nil
 	}
 	p := toxiproxy.NewProxy(n.srv, name, "127.0.0.1:0", n.upstream)
 	if err := n.srv.Collection.Add(p, true); err != nil {
 		return "", fmt.Errorf("faults: proxy %s: %w", name, err)
 	}
 	n.links[name] = p
+	n.addrs[name] = p.Listen // written before Add returned
 	return p.Listen, nil
 }
 
@@ -159,4 +164,5 @@ func (n *Net) Close() {
 		n.srv.Collection.Remove(name)
 	}
 	n.links = map[string]*toxiproxy.Proxy{}
+	n.addrs = map[string]string{}
 }
