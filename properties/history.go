@@ -20,7 +20,7 @@ type Entry struct {
 }
 
 func (e Entry) String() string {
-	s := fmt.Sprintf("%3d  %s  %-14s %-12s %s", e.Step, e.Clock.Format("15:04:05.000000"), e.Action, e.Actor, e.Input)
+	s := fmt.Sprintf("%3d  %s  %-15s %-12s %s", e.Step, e.Clock.Format("15:04:05.000000"), e.Action, e.Actor, e.Input)
 	if e.Result != "" {
 		s += " → " + e.Result
 	}

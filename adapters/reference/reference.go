@@ -120,6 +120,7 @@ func policyOf(p model.Policy) impl.Policy {
 }
 
 func (s *Subject) Reset(ctx context.Context) error {
+	clear(s.lastNow) // a new check: nothing carries over, so it replays alone
 	conn, err := s.Admin.Session.Conn(ctx)
 	if err != nil {
 		return err
@@ -136,6 +137,7 @@ func (s *Subject) Rollback(ctx context.Context, p properties.Payment, now time.T
 }
 
 func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+	s.lastNow[d] = now
 	disp := s.Dispatchers[d]
 	got, err := s.claim(ctx, disp.Store, now, disp.Policy.Lease, limit, disp.IDs.NewID())
 	out := make([]properties.Claimed, len(got))
