@@ -28,7 +28,7 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 		}
 	}
 	if len(up) < 2 {
-		t.Skip("fewer than two dispatchers up")
+		skip("fewer than two dispatchers up")
 	}
 	ds := [2]int{up[0], up[1]}
 	var limits [2]int

@@ -19,7 +19,7 @@ import (
 // nothing, so every linearization leaves one effect (Options.Concurrent).
 func (m *machine) DeliverTogether(t *rapid.T) {
 	if m.opts.Consumers < 2 {
-		t.Skip("fewer than two consumers")
+		skip("fewer than two consumers")
 	}
 	i := m.pickMessage(t)
 	msg := m.broker.Log[i]

@@ -16,7 +16,7 @@ var errCrash = errors.New("consumer crashed at failpoint")
 // reordering are allowed.
 func (m *machine) pickMessage(t *rapid.T) int {
 	if len(m.broker.Log) == 0 {
-		t.Skip("broker is empty")
+		skip("broker is empty")
 	}
 	return rapid.IntRange(0, len(m.broker.Log)-1).Draw(t, "message")
 }

@@ -138,6 +138,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.ShrinkRuns++
 		}
 		m := newMachine(r)
+		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
 		r.broker.b = m.broker
 		ids.Store(0)
 		if err := m.do(r.subj.Reset); err != nil {
@@ -152,7 +153,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 				opts.OnCheck(m.hist)
 			}
 		}()
-		t.Repeat(m.actions())
+		steps(t, m.actions(), m.Check)
 		m.drain(t)
 	})
 	if r.links.net != nil {
@@ -273,7 +274,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 	if m.opts.Concurrent {
 		byName["ClaimTogether"], byName["DeliverTogether"] = m.ClaimTogether, m.DeliverTogether
 	}
-	out := map[string]func(*rapid.T){"": m.Check}
+	out := map[string]func(*rapid.T){}
 	for name, fn := range byName {
 		out[name] = fn
 		for i := 2; i <= weights[name]; i++ {

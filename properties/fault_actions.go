@@ -64,7 +64,7 @@ func (m *machine) Heal(t *rapid.T) {
 		}
 	}
 	if len(faulty) == 0 {
-		t.Skip("no partition")
+		skip("no partition")
 	}
 	a := rapid.SampledFrom(faulty).Draw(t, "link")
 	m.record("Heal", a, "")
@@ -91,7 +91,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		}
 	}
 	if len(refs) == 0 {
-		t.Skip("no dispatcher about to mark")
+		skip("no dispatcher about to mark")
 	}
 	r := refs[rapid.IntRange(0, len(refs)-1).Draw(t, "claim")]
 	afterSend := rapid.Bool().Draw(t, "after send")

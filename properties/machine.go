@@ -51,6 +51,7 @@ type machine struct {
 	harness *harness
 	sum     *Summary
 	run     *runner
+	logf    func(format string, args ...any) // the check's log (see steps)
 }
 
 func newMachine(r *runner) *machine {
@@ -115,7 +116,7 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if n := len(m.hist.Entries); n > 0 {
 		m.hist.Entries[n-1].Expect = p.String() // where the model and the subject part ways
 	}
-	t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
+	m.logf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
 	if f := m.run.sum.Failure; f != nil && f.Property != p.Property {
 		t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", p.Property, f.Property)
 	}
@@ -152,7 +153,7 @@ func (m *machine) pickDispatcher(t *rapid.T, crashed bool) int {
 		}
 	}
 	if len(ds) == 0 {
-		t.Skip("no such dispatcher")
+		skip("no such dispatcher")
 	}
 	return rapid.SampledFrom(ds).Draw(t, "dispatcher")
 }
@@ -271,7 +272,7 @@ func (m *machine) pickHeld(t *rapid.T, st pubState) (d, i int) {
 		}
 	}
 	if len(refs) == 0 {
-		t.Skip("no such claim held")
+		skip("no such claim held")
 	}
 	r := refs[rapid.IntRange(0, len(refs)-1).Draw(t, "claim")]
 	return r.d, r.i

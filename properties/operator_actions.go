@@ -21,7 +21,7 @@ func (m *machine) Redrive(t *rapid.T) {
 		}
 	}
 	if len(all) == 0 {
-		t.Skip("no events")
+		skip("no events")
 	}
 	pool := dead
 	if len(pool) == 0 || rapid.IntRange(0, 4).Draw(t, "redrive any") == 0 {

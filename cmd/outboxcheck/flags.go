@@ -54,8 +54,8 @@ func (b *budgetFlags) budget() (properties.Budget, error) {
 	if b.checks < 1 {
 		return properties.Budget{}, usageErrorf("--checks must be at least 1, got %d", b.checks)
 	}
-	if b.steps < 1 {
-		return properties.Budget{}, usageErrorf("--steps must be at least 1, got %d", b.steps)
+	if b.steps < 1 || b.steps > properties.MaxSteps {
+		return properties.Budget{}, usageErrorf("--steps must be from 1 to %d, got %d", properties.MaxSteps, b.steps)
 	}
 	if b.shrink < 0 {
 		return properties.Budget{}, usageErrorf("--shrink-time must not be negative, got %v", b.shrink)

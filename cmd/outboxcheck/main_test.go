@@ -29,6 +29,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--subject", "nope"}, exitUsage, `unknown subject "nope"`},
 		{[]string{"run", "--seed", "x1"}, exitUsage, "--seed must be a positive integer"},
 		{[]string{"run", "--checks", "0"}, exitUsage, "--checks must be at least 1"},
+		{[]string{"run", "--steps", "20000"}, exitUsage, "--steps must be from 1 to 10000"},
 		{[]string{"run", "--shard", "3/2", "--seed", "1"}, exitUsage, "--shard must be i/n"},
 		{[]string{"run", "--shard", "1/2"}, exitUsage, "--shard needs --seed"},
 		{[]string{"run", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},

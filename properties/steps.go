@@ -1,0 +1,116 @@
+package properties
+
+import (
+	"flag"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+
+	"pgregory.net/rapid"
+)
+
+// The actions of a check run in a loop of ours, not rapid's t.Repeat.
+// t.Repeat asks "one more step?" with a 53-bit coin that goes on above a
+// threshold, and rapid's shrinker pins each such coin at its threshold bit
+// by bit: up to a thousand replays per step of the counterexample, each a
+// real run against PostgreSQL. A 3-step counterexample took the whole 30 s
+// shrink budget, and longer ones ran out of time with steps left in.
+//
+// Our coin stops only on a band of values away from 0, so every "go on"
+// coin shrinks to 0 in one replay. Each step is one rapid.Custom draw, so
+// rapid's shrinker still deletes whole steps, as it did t.Repeat's.
+
+const (
+	coinMax = 1<<16 - 1
+	// coinSamples sizes the table the band is cut from; it bounds the
+	// average too (MaxSteps).
+	coinSamples = 50_000
+	// MaxSteps is the largest average number of actions per check.
+	MaxSteps = 10_000
+	// actionTries bounds the draws of a step whose actions do not apply.
+	actionTries = 100
+)
+
+var coin = rapid.IntRange(0, coinMax)
+
+// coinTable is coinSamples draws of coin, sorted, without coinMax: rapid
+// draws integers with a bias (0, small values and the maximum come up
+// often), so the band is cut from the distribution as rapid draws it.
+// Example with a fixed seed makes the table the same on every machine.
+var coinTable = sync.OnceValue(func() []int {
+	s := make([]int, 0, coinSamples)
+	for i := range coinSamples {
+		if v := coin.Example(i); v != coinMax {
+			s = append(s, v)
+		}
+	}
+	slices.Sort(s)
+	return s
+})
+
+// stopBand returns lo: a coin in [lo, coinMax) stops the check, which
+// happens with probability 1/(1+avg), so a check has avg actions on
+// average, as with rapid's -rapid.steps.
+func stopBand(avg int) int {
+	s := coinTable()
+	want := int(math.Round(float64(coinSamples) / float64(1+avg)))
+	want = min(max(want, 1), len(s))
+	return max(s[len(s)-want], 1) // 0 always goes on: it is what shrinking tries first
+}
+
+// averageSteps is rapid's -rapid.steps (Budget.Steps sets it).
+func averageSteps() int {
+	if f := flag.Lookup("rapid.steps"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return min(n, MaxSteps)
+		}
+	}
+	return 30
+}
+
+// notApplicable is the panic of skip, caught by the step loop.
+type notApplicable string
+
+// skip ends an action whose precondition does not hold; the step draws
+// another action. Call it before the action changes anything.
+func skip(why string) { panic(notApplicable(why)) }
+
+// steps runs check, then actions drawn by rapid, each followed by check,
+// until the stop coin comes up.
+func steps(t *rapid.T, actions map[string]func(*rapid.T), check func(*rapid.T)) {
+	names := slices.Sorted(maps.Keys(actions))
+	pick := rapid.SampledFrom(names)
+	lo := stopBand(averageSteps())
+	step := rapid.Custom(func(t *rapid.T) string {
+		if v := coin.Draw(t, "stop"); v >= lo && v < coinMax {
+			return ""
+		}
+		for range actionTries {
+			name := pick.Draw(t, "action")
+			if apply(t, actions[name]) {
+				return name
+			}
+		}
+		return "" // nothing applies: the check ends here
+	})
+	check(t)
+	for step.Draw(t, "step") != "" {
+		check(t)
+	}
+}
+
+// apply runs action; false if it did not apply (skip).
+func apply(t *rapid.T, action func(*rapid.T)) (applied bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(notApplicable); !ok {
+				panic(r)
+			}
+			applied = false
+		}
+	}()
+	action(t)
+	return true
+}
