@@ -60,7 +60,11 @@ func stopBand(avg int) int {
 	return max(s[len(s)-want], 1) // 0 always goes on: it is what shrinking tries first
 }
 
-// averageSteps is rapid's -rapid.steps (Budget.Steps sets it).
+// stops reports whether coin v stops the check, for a band from lo.
+func stops(v, lo int) bool { return v >= lo && v < coinMax }
+
+// averageSteps is rapid's -rapid.steps (Budget.Steps sets it), at most
+// MaxSteps.
 func averageSteps() int {
 	if f := flag.Lookup("rapid.steps"); f != nil {
 		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
@@ -84,7 +88,7 @@ func steps(t *rapid.T, actions map[string]func(*rapid.T), check func(*rapid.T)) 
 	pick := rapid.SampledFrom(names)
 	lo := stopBand(averageSteps())
 	step := rapid.Custom(func(t *rapid.T) string {
-		if v := coin.Draw(t, "stop"); v >= lo && v < coinMax {
+		if stops(coin.Draw(t, "stop"), lo) {
 			return ""
 		}
 		for range actionTries {

@@ -17,7 +17,7 @@ func TestStopCoinAverage(t *testing.T) {
 		length := rapid.Custom(func(t *rapid.T) int {
 			n := 0
 			for {
-				if v := coin.Draw(t, "stop"); v >= lo && v < coinMax {
+				if stops(coin.Draw(t, "stop"), lo) {
 					return n
 				}
 				n++
