@@ -11,7 +11,7 @@ import (
 type KindCoverage struct {
 	Injected int // faults of this kind put on a link
 	Struck   int // of those, how many armed (a request reached the arming point)
-	Affected int // requests or replies dropped, delayed, or connections cut
+	Affected int // client chunks held or delayed, replies lost, connections cut
 }
 
 // Coverage is per kind. A kind injected but never struck is a fault that
@@ -41,10 +41,11 @@ func (c Coverage) Merge(o Coverage) {
 	}
 }
 
-// Idle lists the kinds that were injected and never struck.
+// Idle lists the kinds that were injected and never struck, in the order
+// of Loop (every kind).
 func (c Coverage) Idle() []Kind {
 	var out []Kind
-	for _, k := range All {
+	for _, k := range Loop {
 		if v, ok := c[k]; ok && v.Injected > 0 && v.Struck == 0 {
 			out = append(out, k)
 		}

@@ -7,13 +7,28 @@
 // are chosen by the caller, i.e. by rapid.
 package faults
 
-// Kind is a network fault. Kinds are small values; All lists them.
+// Kind is a network fault. Kinds are small values; Loop lists every one,
+// All the ones the step contract draws.
 type Kind string
 
 const (
-	// Blackhole drops every request from the arming one on: nothing
-	// reaches the server and nothing comes back.
+	// Blackhole is a short partition. From the arming request on, every
+	// client chunk is held: nothing reaches the server and so nothing comes
+	// back. Each connection keeps its own held chunks, in order. At Heal
+	// they are delivered in order on the same connection, as TCP
+	// retransmission would after a brief outage, and the connection goes
+	// on. A connection that ends before the heal (the client closed it, or
+	// Cut or Down dropped it) loses its held chunks: they never reach the
+	// server, as if the partition had outlasted retransmission. Every held
+	// chunk counts as affected.
 	Blackhole Kind = "blackhole"
+	// Sever is a long partition: it holds client chunks exactly like
+	// Blackhole, but at Heal every connection it held a chunk of is closed
+	// instead, its held chunks discarded (they never reach the server), as
+	// a connection ends whose retransmissions gave up. Connections it held
+	// nothing of go on; new connections work. Every held chunk counts as
+	// affected.
+	Sever Kind = "sever"
 	// Reset closes the connection abruptly at the arming request, which
 	// never reaches the server. It strikes once; reconnecting works.
 	Reset Kind = "reset"
@@ -26,8 +41,13 @@ const (
 	LostReply Kind = "lost-reply"
 )
 
-// All lists the network fault kinds, in a stable order.
+// All lists the network fault kinds the step contract draws, in a stable
+// order. Its seeds depend on it: do not change it (Sever is in Loop only).
 var All = []Kind{Blackhole, Reset, Latency, LostReply}
+
+// Loop lists the network fault kinds the loop contract draws, in a stable
+// order: every kind there is.
+var Loop = []Kind{Blackhole, Sever, Reset, Latency, LostReply}
 
 // Fault is one injection on one link: its kind, how many client requests
 // (protocol round trips: startup, authentication, Query, Sync) pass

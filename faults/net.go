@@ -2,13 +2,11 @@ package faults
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
@@ -20,14 +18,25 @@ type Net struct {
 	upstream string
 	srv      *toxiproxy.ApiServer
 
-	mu    sync.Mutex
-	links map[string]*toxiproxy.Proxy
-	// addrs holds each link's address as read once, when its proxy first
-	// started: toxiproxy rewrites Proxy.Listen from its own goroutine on
-	// every Start (Cut), unlocked, so reading it later would race.
-	addrs    map[string]string
+	mu       sync.Mutex
+	links    map[string]*proxyLink
 	active   map[string]*injection // link → the fault on it now
 	coverage Coverage
+}
+
+// proxyLink is one proxy and what Net knows of it.
+type proxyLink struct {
+	proxy *toxiproxy.Proxy
+	// addr is the proxy's address as read once, when it first started:
+	// toxiproxy rewrites Proxy.Listen from its own goroutine on every
+	// Start (Cut, Up), unlocked, so reading it later would race.
+	addr string
+
+	// power serialises stopping and starting the proxy (Cut, Down, Up,
+	// Close), so that a Cut never starts a link that Down stopped.
+	power  sync.Mutex
+	down   atomic.Bool // Down, and no Up since; written holding power
+	closed bool        // Close removed it; guarded by power
 }
 
 type injection struct {
@@ -42,34 +51,34 @@ var gateSeq atomic.Uint64
 // ("host:port"). It listens on nothing until Link is called.
 func NewNet(upstream string) *Net {
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	return &Net{upstream: upstream, srv: srv, links: map[string]*toxiproxy.Proxy{}, addrs: map[string]string{},
-		active: map[string]*injection{}, coverage: Coverage{}}
+	return &Net{upstream: upstream, srv: srv, links: map[string]*proxyLink{}, active: map[string]*injection{}, coverage: Coverage{}}
 }
 
 // Link returns the loopback address of link's proxy, creating it.
 func (n *Net) Link(name string) (string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if addr, ok := n.addrs[name]; ok {
-		return addr, nil
+	if l, ok := n.links[name]; ok {
+		return l.addr, nil
 	}
 	p := toxiproxy.NewProxy(n.srv, name, "127.0.0.1:0", n.upstream)
 	if err := n.srv.Collection.Add(p, true); err != nil {
 		return "", fmt.Errorf("faults: proxy %s: %w", name, err)
 	}
-	n.links[name] = p
-	n.addrs[name] = p.Listen // written before Add returned
+	n.links[name] = &proxyLink{proxy: p, addr: p.Listen} // written before Add returned
 	return p.Listen, nil
 }
 
-// Inject puts fault f on link, replacing any fault already there.
+// Inject puts fault f on link, replacing any fault already there (which
+// ends as at Heal).
 func (n *Net) Inject(link string, f Fault) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	p, ok := n.links[link]
+	l, ok := n.links[link]
 	if !ok {
 		return fmt.Errorf("faults: no link %q", link)
 	}
+	p := l.proxy
 	n.healLocked(p, link)
 	in := &injection{id: fmt.Sprintf("g%d", gateSeq.Add(1)), fault: f, gate: &gate{fault: f}}
 	gates.Store(in.id, in.gate)
@@ -85,12 +94,15 @@ func (n *Net) Inject(link string, f Fault) error {
 	return nil
 }
 
-// Heal removes the fault on link, if any.
+// Heal removes the fault on link, if any, and returns once its end has
+// played out on every live connection: a Blackhole has delivered what it
+// held, a Sever has closed the connections it held anything of (see the
+// kinds). A link that is down stays down.
 func (n *Net) Heal(link string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if p, ok := n.links[link]; ok {
-		n.healLocked(p, link)
+	if l, ok := n.links[link]; ok {
+		n.healLocked(l.proxy, link)
 	}
 }
 
@@ -99,7 +111,7 @@ func (n *Net) healLocked(p *toxiproxy.Proxy, link string) {
 	if !ok {
 		return
 	}
-	p.Toxics.ResetToxics(context.Background())
+	p.Toxics.ResetToxics(context.Background()) // before forgetting the gate: Cleanup reads it
 	armed, affected := in.gate.counts()
 	n.coverage.add(in.fault.Kind, armed, affected)
 	gates.Delete(in.id)
@@ -116,23 +128,34 @@ func (n *Net) Faulty(link string) bool {
 
 // Cut drops every connection through link at once, in both directions,
 // and opens it again for new ones: whatever was in flight is lost. The
-// fault on the link, if any, stays.
+// fault on the link, if any, stays. A link that is down stays down.
 func (n *Net) Cut(link string) error {
+	l, err := n.link(link)
+	if err != nil {
+		return err
+	}
+	l.power.Lock()
+	defer l.power.Unlock()
+	if l.closed || l.down.Load() {
+		return nil
+	}
+	l.proxy.Stop()
+	if err := start(l.proxy); err != nil {
+		return fmt.Errorf("faults: reopen %s: %w", link, err)
+	}
+	return nil
+}
+
+// link returns the named link. Callers take its power lock only after
+// this returns: nothing holding power waits for mu.
+func (n *Net) link(name string) (*proxyLink, error) {
 	n.mu.Lock()
-	p, ok := n.links[link]
-	n.mu.Unlock()
+	defer n.mu.Unlock()
+	l, ok := n.links[name]
 	if !ok {
-		return fmt.Errorf("faults: no link %q", link)
+		return nil, fmt.Errorf("faults: no link %q", name)
 	}
-	p.Stop()
-	var err error
-	for try := 0; try < 50; try++ {
-		if err = p.Start(); err == nil || errors.Is(err, toxiproxy.ErrProxyAlreadyStarted) {
-			return nil
-		}
-		time.Sleep(10 * time.Millisecond) // the port is briefly in TIME_WAIT use
-	}
-	return fmt.Errorf("faults: reopen %s: %w", link, err)
+	return l, nil
 }
 
 // Coverage returns what every fault healed so far did, plus the ones still
@@ -148,7 +171,8 @@ func (n *Net) Coverage() Coverage {
 	return c
 }
 
-// Close heals everything and stops every proxy listening.
+// Close heals everything and stops every proxy listening, whether it is
+// up or down. The links are forgotten.
 func (n *Net) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -158,11 +182,13 @@ func (n *Net) Close() {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		p := n.links[name]
-		n.healLocked(p, name)
-		p.Stop()
-		n.srv.Collection.Remove(name)
+		l := n.links[name]
+		n.healLocked(l.proxy, name)
+		l.power.Lock() // lock order: mu, then power (power holders never take mu)
+		l.closed = true
+		l.proxy.Stop()
+		_ = n.srv.Collection.Remove(name)
+		l.power.Unlock()
 	}
-	n.links = map[string]*toxiproxy.Proxy{}
-	n.addrs = map[string]string{}
+	n.links = map[string]*proxyLink{}
 }
