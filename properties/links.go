@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 )
 
 // settleTimeout bounds the wait for an actor's old sessions to end.
@@ -76,12 +77,19 @@ func (m *machine) settle(t *rapid.T, a Actor) {
 	}
 }
 
-// waitGone polls pg_stat_activity until no session named app remains.
+// waitGone ends every session named app and polls pg_stat_activity until
+// none remains, ending again any that appears late. The harness ends them
+// itself: a session idle in transaction, or waiting on a lock, after its
+// client vanished would otherwise live on (no server-wide timeout does
+// that work, DESIGN §8).
 func (m *machine) waitGone(app string) error {
 	ctx, cancel := context.WithTimeout(m.ctx, settleTimeout)
 	defer cancel()
 	for {
 		n, err := m.sessions(ctx, "application_name = $1", app)
+		if err == nil && n > 0 {
+			_, err = pgprov.TerminateSessions(ctx, m.harness.conn, app)
+		}
 		if err != nil || n == 0 {
 			return err
 		}

@@ -1,41 +1,18 @@
 package reports
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/outboxcheck/outboxcheck/internal/chromium"
 )
 
-// render opens page in headless Chromium and returns the DOM after load
-// and every console message (errors included) Chromium logged.
 func render(t *testing.T, page string) (dom string, console []string) {
 	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not installed (Debian: apt-get install chromium); .ci/run installs it")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+page)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	for _, l := range strings.Split(stderr.String(), "\n") {
-		if strings.Contains(l, ":CONSOLE") {
-			console = append(console, l)
-		}
-	}
-	return string(out), console
+	return chromium.Render(t, page)
 }
 
 // report.html renders in a real browser with no console errors, shows the

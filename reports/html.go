@@ -22,9 +22,10 @@ func (r *Report) HTML(w io.Writer) error {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"join": strings.Join,
-	"sub":  func(a, b int) int { return a - b },
-	"add":  func(a, b int) int { return a + b },
+	"join":     strings.Join,
+	"settings": settingsText,
+	"sub":      func(a, b int) int { return a - b },
+	"add":      func(a, b int) int { return a + b },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -57,6 +58,7 @@ svg text { font: 12px ui-monospace, monospace; }
 <tr><th>faults</th><td>{{.Faults}}; concurrent actors {{.Concurrent}}</td></tr>
 <tr><th>started</th><td>{{.Started.UTC.Format "2006-01-02 15:04:05 UTC"}}, {{printf "%.1f" .Seconds}} s</td></tr>
 <tr><th>PostgreSQL</th><td>{{.Environment.Postgres}} ({{.Environment.PostgresSource}})</td></tr>
+<tr><th>server settings not at their defaults</th><td class="mono">{{settings .Environment.ServerSettings}}</td></tr>
 <tr><th>Go, OS</th><td>{{.Environment.Go}}, {{.Environment.OS}}</td></tr>
 <tr><th>outboxcheck</th><td class="mono">{{.Environment.Tool}}</td></tr>
 <tr><th>command</th><td class="mono">outboxcheck run {{join .Args " "}}</td></tr>

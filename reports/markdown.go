@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -31,6 +32,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("| faults | %v; concurrent actors %v |", r.Faults, r.Concurrent)
 	p("| started | %s, %.1f s |", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), r.Seconds)
 	p("| PostgreSQL | %s (%s) |", r.Environment.Postgres, r.Environment.PostgresSource)
+	p("| server settings not at their defaults | %s |", cell(settingsText(r.Environment.ServerSettings)))
 	p("| Go, OS | %s, %s |", r.Environment.Go, r.Environment.OS)
 	p("| outboxcheck | %s |", r.Environment.Tool)
 	p("| command | `outboxcheck run %s` |", strings.Join(r.Args, " "))
@@ -96,4 +98,19 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
+}
+
+// settingsText lists settings as name=value, sorted by name.
+func settingsText(m map[string]string) string {
+	switch {
+	case m == nil:
+		return "not recorded"
+	case len(m) == 0:
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
 }
