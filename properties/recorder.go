@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,21 @@ func (r *Recorder) write(fail bool, msg string) {
 	}
 }
 
+// rapidFlagsGiven names the -rapid.* flags among args (a command line).
+func rapidFlagsGiven(args []string) map[string]bool {
+	given := map[string]bool{}
+	for _, a := range args {
+		if a == "--" || a == "-args" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && strings.HasPrefix(name, "rapid.") {
+			given[name] = true
+		}
+	}
+	return given
+}
+
 // Budget is how much rapid may spend on a run. Zero fields keep rapid's
 // current setting (its defaults, or the -rapid.* flags of a test).
 type Budget struct {
@@ -85,10 +101,13 @@ type Budget struct {
 }
 
 // Apply sets rapid's flags to the budget and returns a function that puts
-// them back. rapid's settings are process-wide: runs that apply different
-// budgets must not overlap.
+// them back. A -rapid.* flag given on the command line wins over the
+// budget: `go test -rapid.checks=1000` scales a test that applies one.
+// rapid's settings are process-wide: runs that apply different budgets
+// must not overlap.
 func (b Budget) Apply() (restore func()) {
 	prepareRapid()
+	given := rapidFlagsGiven(os.Args[1:])
 	set := map[string]string{"rapid.nofailfile": fmt.Sprint(!b.KeepFailFiles), "rapid.failfile": b.FailFile}
 	if b.Checks > 0 {
 		set["rapid.checks"] = fmt.Sprint(b.Checks)
@@ -104,6 +123,9 @@ func (b Budget) Apply() (restore func()) {
 	}
 	old := map[string]string{}
 	for name, v := range set {
+		if given[name] {
+			continue
+		}
 		f := flag.Lookup(name)
 		old[name] = f.Value.String()
 		if err := f.Value.Set(v); err != nil {
