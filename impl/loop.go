@@ -25,6 +25,9 @@ type Loop struct {
 	// connection (a partition that drops packets) cannot hang the loop.
 	// Default 2 s.
 	CallTimeout time.Duration
+	// Fixed makes MaxIdle a fixed cadence: the loop sleeps MaxIdle (or
+	// until woken) and does not ask when the next attempt is due.
+	Fixed bool
 	// NoScan turns the loop into one that only wakes on notifications: a
 	// bug (mutant notify-only), kept here because it is one switch.
 	NoScan bool
@@ -53,7 +56,10 @@ func (l *Loop) Run(ctx context.Context) {
 		}
 		var timer <-chan time.Time
 		var t *time.Timer
-		if !l.NoScan {
+		if !l.NoScan && l.Fixed {
+			t = time.NewTimer(maxIdle)
+			timer = t.C
+		} else if !l.NoScan {
 			wait := maxIdle
 			cctx, cancel := context.WithTimeout(ctx, callTimeout)
 			next, ok, err := l.Dispatcher.NextAttemptAt(cctx)

@@ -1,13 +1,15 @@
 // Package loopcheck is the loop contract (DESIGN §4): a black-box check for
 // outboxes that run their own relay loop and expose no steps. The harness
-// enqueues payments inside its own transactions, starts and kills the
-// subject's dispatcher loops, breaks and heals their links (toxiproxy),
-// refuses publishes at the broker, and delivers what the broker got to the
-// subject's consumer, duplicates included, all on real time with short
-// leases. It checks effect-at-most-once after every step and, after healing
-// and a bounded wait for quiescence, the end state Jepsen total-queue style:
-// nothing committed is lost, nothing rolled back appears, every committed
-// payment takes effect exactly once.
+// enqueues payments inside its own transactions, starts, kills and
+// restarts the subject's dispatcher loops, partitions and heals their links
+// (toxiproxy), takes the broker down for bounded windows of real time, and
+// delivers what the broker got to the subject's consumer, duplicates
+// included, all on real time with short leases. It checks
+// effect-at-most-once after every step and, after healing and an adaptive
+// wait, the end state Jepsen total-queue style: every committed payment is
+// delivered (one effect), dead (the subject gave up on it and shows it),
+// pending (still in the subject's outbox: late once past the bound) or
+// lost; nothing rolled back appears; nothing takes effect twice.
 //
 // Real time means a schedule does not replay exactly: Replay runs one again
 // and again and says how often the failure came back.
@@ -27,11 +29,16 @@ type Subject interface {
 	// Reset deletes everything the subject keeps, before each schedule.
 	Reset(ctx context.Context) error
 	// Enqueue writes payment p and its event inside the caller's
-	// transaction, which the harness then commits or rolls back.
+	// transaction, which the harness then commits or rolls back. The
+	// event's Message.AggregateID, as published, must be p.ID: that is how
+	// the judge ties an effect to the payment that caused it.
 	Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) error
 	// Dispatch runs dispatcher i's relay loop, publishing to pub, until
-	// ctx is done; it must return soon after. Its database sessions must
-	// use env.ConnString(dispatcher i).
+	// ctx is done; it must return soon after (the harness waits 5 s, then
+	// says so in the story). Its database sessions must use
+	// env.ConnString(dispatcher i). Each call is one incarnation: when the
+	// harness kills it, that pub refuses every later publish and its link
+	// refuses new connections, so work done "after death" cannot land.
 	Dispatch(ctx context.Context, i int, pub properties.Publisher) error
 	// Handle is the consumer receiving m; a nil error acknowledges it.
 	Handle(ctx context.Context, m properties.Message) error
@@ -40,17 +47,44 @@ type Subject interface {
 	Close() error
 }
 
+// DeadLetterer is a Subject that gives up on events (after its maximum
+// attempts) and keeps them durably visible as dead: a dead-letter table, a
+// DEAD status, a discarded job. DeadLetters lists the payments
+// (Payment.ID) whose events are dead now. A subject that implements it may
+// see broker outages longer than Env.RetryBudget; a dead payment is not
+// lost.
+type DeadLetterer interface {
+	DeadLetters(ctx context.Context) ([]string, error)
+}
+
+// Pender is a Subject that can list the payments (Payment.ID) whose events
+// are still in its outbox, not yet published for good. The judge then
+// tells a late event (pending past the bound: timely-delivery) from a lost
+// one (no-loss). Without it, an event not delivered by the bound is lost.
+type Pender interface {
+	Pending(ctx context.Context) ([]string, error)
+}
+
 // Env is what a subject is built with.
 type Env struct {
 	// ConnString is actor a's own link (producer, dispatcher i, consumer,
-	// operator for Reset and Effects).
+	// operator for Reset, Effects, DeadLetters and Pending). The
+	// operator's goes straight to the server; the others through the
+	// harness's fault proxy.
 	ConnString func(a properties.Actor) string
-	// Lease, BackoffBase and MaxAttempts: the subject should use these
-	// short real-time settings so leases expire within a schedule.
+	// Lease, BackoffBase and MaxAttempts: the subject should map these
+	// short real-time settings onto its own knobs (docs/adapters.md), so
+	// that leases expire and retries come due within a schedule.
 	Lease       time.Duration
 	BackoffBase time.Duration
 	MaxAttempts int
 	Dispatchers int
+	// RetryBudget is how long of continuous publish failures the subject
+	// must keep retrying an event before it may give up. Unless the
+	// subject is a DeadLetterer, the harness keeps a schedule's broker
+	// downtime, in all, within it, so a subject that cannot show its dead
+	// letters is never made to lose an event by giving up correctly.
+	RetryBudget time.Duration
 }
 
 // NewSubject builds a subject and creates its schema.

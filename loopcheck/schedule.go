@@ -7,16 +7,20 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Step is one event of a schedule.
 type Step struct {
-	Kind  string      // commit, rollback, partition, heal, kill, restart, broker-down, broker-up, redeliver, pause
-	N     int         // commit: payments; kill/restart: dispatcher; redeliver: message index
-	Link  string      // partition, heal: the actor's link
-	Fault faults.Kind // partition
-	After int         // partition: requests before it strikes
-	Pause time.Duration
+	// Kind is commit, rollback, partition, heal, kill, restart,
+	// broker-down, broker-up, redeliver or pause.
+	Kind  string      `json:"kind"`
+	N     int         `json:"n,omitempty"`     // commit: payments; kill/restart: dispatcher; redeliver: message index
+	Link  string      `json:"link,omitempty"`  // partition, heal: the actor's link
+	Fault faults.Kind `json:"fault,omitempty"` // partition
+	After int         `json:"after,omitempty"` // partition: requests before it strikes
+	// For is a pause's length, or a broker outage's window of real time.
+	For time.Duration `json:"for,omitempty"`
 }
 
 func (s Step) String() string {
@@ -31,8 +35,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("%s dispatcher-%d", s.Kind, s.N)
 	case "redeliver":
 		return fmt.Sprintf("redeliver message #%d", s.N+1)
-	case "pause":
-		return "pause " + s.Pause.String()
+	case "pause", "broker-down":
+		return s.Kind + " " + s.For.String()
 	}
 	return s.Kind
 }
@@ -40,32 +44,54 @@ func (s Step) String() string {
 // Schedule is what one check does, in order.
 type Schedule []Step
 
-// draw makes a schedule from rapid's choices; it starts with a commit so
-// every schedule has something to lose.
-func draw(t *rapid.T, links []string, dispatchers int) Schedule {
-	n := rapid.IntRange(4, 24).Draw(t, "steps")
+// maxScheduleSteps caps a schedule drawn by rapid.
+const maxScheduleSteps = 400
+
+var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
+	"kill", "restart", "broker-down", "broker-up", "redeliver", "pause", "pause"}
+
+// draw makes a schedule from rapid's choices: a commit first, so every
+// schedule has something to lose, then one rapid.Custom per step until
+// the stop coin comes up, so shrinking deletes whole steps.
+func draw(t *rapid.T, links []string, dispatchers, avg int) Schedule {
+	step := rapid.Custom(func(t *rapid.T) Step {
+		if properties.DrawStop(t, avg) {
+			return Step{}
+		}
+		return drawStep(t, links, dispatchers)
+	})
 	s := Schedule{{Kind: "commit", N: 1}}
-	for range n {
-		var st Step
-		switch k := rapid.SampledFrom([]string{"commit", "commit", "commit", "rollback", "partition", "heal",
-			"kill", "restart", "broker-down", "broker-up", "redeliver", "pause", "pause"}).Draw(t, "kind"); k {
-		case "commit":
-			st = Step{Kind: k, N: rapid.IntRange(1, 3).Draw(t, "payments")}
-		case "partition":
-			st = Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link"), Fault: rapid.SampledFrom(faults.All).Draw(t, "fault"),
-				After: rapid.IntRange(0, 4).Draw(t, "after")}
-		case "heal":
-			st = Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link")}
-		case "kill", "restart":
-			st = Step{Kind: k, N: rapid.IntRange(0, dispatchers-1).Draw(t, "dispatcher")}
-		case "redeliver":
-			st = Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message")}
-		case "pause":
-			st = Step{Kind: k, Pause: time.Duration(rapid.IntRange(10, 400).Draw(t, "ms")) * time.Millisecond}
-		default:
-			st = Step{Kind: k}
+	for len(s) < maxScheduleSteps {
+		st := step.Draw(t, "step")
+		if st.Kind == "" {
+			break
 		}
 		s = append(s, st)
 	}
 	return s
+}
+
+func drawStep(t *rapid.T, links []string, dispatchers int) Step {
+	ms := func(lo, hi int, label string) time.Duration {
+		return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
+	}
+	switch k := rapid.SampledFrom(stepKinds).Draw(t, "kind"); k {
+	case "commit":
+		return Step{Kind: k, N: rapid.IntRange(1, 3).Draw(t, "payments")}
+	case "partition":
+		return Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link"), Fault: rapid.SampledFrom(faults.Loop).Draw(t, "fault"),
+			After: rapid.IntRange(0, 4).Draw(t, "after")}
+	case "heal":
+		return Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link")}
+	case "kill", "restart":
+		return Step{Kind: k, N: rapid.IntRange(0, dispatchers-1).Draw(t, "dispatcher")}
+	case "redeliver":
+		return Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message")}
+	case "pause":
+		return Step{Kind: k, For: ms(10, 400, "ms")}
+	case "broker-down":
+		return Step{Kind: k, For: ms(20, int(maxOutage/time.Millisecond), "outage-ms")}
+	default:
+		return Step{Kind: k}
+	}
 }

@@ -118,3 +118,12 @@ func apply(t *rapid.T, action func(*rapid.T)) (applied bool) {
 	action(t)
 	return true
 }
+
+// DrawStop draws the step loop's stop coin for checks of avg steps on
+// average: true ends the check. A loop of its own (the loop contract's
+// schedules) that draws one rapid.Custom per step, this coin first,
+// shrinks as the step contract's does: each "go on" coin shrinks to 0 in
+// one replay, and rapid deletes whole steps.
+func DrawStop(t *rapid.T, avg int) bool {
+	return stops(coin.Draw(t, "stop"), stopBand(min(max(avg, 1), MaxSteps)))
+}

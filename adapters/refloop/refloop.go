@@ -21,7 +21,28 @@ import (
 type Options struct {
 	Notify bool // LISTEN/NOTIFY wake-ups besides the scan
 	NoScan bool // wake on notifications only: the notify-only bug
+	// Rescan, if set, is a fixed cadence: the loop scans every Rescan
+	// (or when notified) and ignores when the next attempt is due, as job
+	// queues' rescuers do. Slow but correct.
+	Rescan time.Duration
 }
+
+// SlowRescan is the reference loop rescanning only every 30 s, woken by
+// notifications for new events: correct, but a retry or an expired lease
+// waits up to 30 s. Its loop contract run declares SlowRescanRecovery.
+func SlowRescan(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	return Build(ctx, env, Options{Notify: true, Rescan: 30 * time.Second})
+}
+
+// Recovery is what the reference loop declares as its recovery time
+// (loopcheck.Options.Recovery): its longest sleep (200 ms), a lease
+// (300 ms at loopcheck's default) and its longest backoff (16 × 20 ms),
+// with a margin.
+const Recovery = 1500 * time.Millisecond
+
+// SlowRescanRecovery is what SlowRescan declares as its recovery time
+// (loopcheck.Options.Recovery): its cadence and a margin.
+const SlowRescanRecovery = 32 * time.Second
 
 // New is the reference loop with LISTEN/NOTIFY wake-ups.
 func New(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
@@ -93,6 +114,9 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub properties.Publisher)
 		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
 		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: 4}}
 	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan}
+	if s.opts.Rescan > 0 {
+		loop.MaxIdle, loop.Fixed = s.opts.Rescan, true
+	}
 	if s.opts.Notify {
 		wake := make(chan struct{}, 1)
 		lctx, cancel := context.WithCancel(ctx)
@@ -119,6 +143,29 @@ func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
 		out[e.EventID]++
 	}
 	return maps.Clone(out), nil
+}
+
+// DeadLetters lists the payments whose events are DEAD: the reference
+// gives up at MaxAttempts and keeps the row, visibly.
+func (s *Subject) DeadLetters(ctx context.Context) ([]string, error) {
+	return s.payments(ctx, `SELECT aggregate_id FROM outbox_events WHERE status = 'DEAD'`)
+}
+
+// Pending lists the payments whose events are not yet PUBLISHED or DEAD.
+func (s *Subject) Pending(ctx context.Context) ([]string, error) {
+	return s.payments(ctx, `SELECT aggregate_id FROM outbox_events WHERE status IN ('PENDING', 'PUBLISHING', 'FAILED')`)
+}
+
+func (s *Subject) payments(ctx context.Context, query string) ([]string, error) {
+	conn, err := s.admin.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 func (s *Subject) Close() error {

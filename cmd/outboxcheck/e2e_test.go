@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxcheck/outboxcheck/internal/chromium"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
@@ -87,5 +88,32 @@ func TestRunLoop(t *testing.T) {
 	}
 	if code, _ := cli(t, "run", "--loop", "--subject", "claim-no-reclaim"); code != exitUsage {
 		t.Fatalf("a step-contract mutant through --loop: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// A loop failure keeps its schedule beside the report, replay replays it,
+// and report.html renders it in Chromium.
+func TestRunLoopFailure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "loop")
+	code, out := cli(t, "run", "--loop", "--subject", "delete-dead", "--checks", "40", "--seed", "3", "--shrink-time", "15s", "--report-dir", dir)
+	if code != exitViolation || !strings.Contains(out, "property violated: no-loss") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	rep, err := reports.Read(dir)
+	if err != nil || rep.Failure == nil || rep.Failure.FailFile != scheduleFile || rep.Failure.Property != "no-loss" {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	// Real time: the schedule may or may not come back; replay says how
+	// often, and exits 1 if it did.
+	code, out = cli(t, "replay", "--times", "2", dir)
+	if !strings.Contains(out, " of 2 times") || (code != exitViolation) != strings.Contains(out, "reproduced 0 of 2") {
+		t.Fatalf("replay: exit %d:\n%s", code, out)
+	}
+	dom, console := chromium.Render(t, filepath.Join(dir, "report.html"))
+	if len(console) > 0 {
+		t.Errorf("console messages: %v", console)
+	}
+	if !strings.Contains(dom, "no-loss") || !strings.Contains(dom, "BrokerDown") {
+		t.Errorf("report.html lacks the property or the story:\n%.2000s", dom)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
@@ -11,49 +12,134 @@ import (
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
+// loopSubject is a subject the CLI can run through the loop contract, with
+// what it declares.
+type loopSubject struct {
+	new         loopcheck.NewSubject
+	recovery    time.Duration // its declared recovery time; 0: the default
+	maxAttempts int           // 0: the default
+}
+
 // loopSubjects are the subjects the CLI can run through the loop contract.
-var loopSubjects = map[string]loopcheck.NewSubject{
-	"reference":   refloop.New,
-	"notify-only": refloop.NotifyOnly,
+var loopSubjects = map[string]loopSubject{
+	"reference":   {new: refloop.New, recovery: refloop.Recovery},
+	"notify-only": {new: refloop.NotifyOnly, recovery: refloop.Recovery},
+	"delete-dead": {new: refloop.DeleteDead, recovery: refloop.Recovery, maxAttempts: 3}, // short checks reach DEAD
+	"slow-rescan": {new: refloop.SlowRescan, recovery: refloop.SlowRescanRecovery},
 }
 
 // loopProperties are what the loop contract checks.
 var loopProperties = []string{"no-loss", "no-phantom", "effect-at-most-once", "effect-exactly-once"}
 
+// scheduleFile is the failing schedule's file in a loop run's report
+// directory: `outboxcheck replay` replays it.
+const scheduleFile = "schedule.json"
+
 // runLoop runs c's subject through the loop contract (black-box, real
 // time, faults from outside), writes the reports and returns the verdict.
 func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) error {
-	newSubject, ok := loopSubjects[c.subject]
+	ls, ok := loopSubjects[c.subject]
 	if !ok {
-		return usageErrorf("--loop runs reference or notify-only, not %q", c.subject)
+		return usageErrorf("--loop runs %s, not %q", loopNames(), c.subject)
 	}
 	opts, drop, err := ses.options(true, false)
 	if err != nil {
 		return err
 	}
 	defer drop()
-	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL}
+	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts}
 	restore := c.budget.Apply()
 	rec := properties.NewRecorder("outboxcheck/loop/"+c.subject, nil)
-	res := loopcheck.Run(rec, newSubject, lopts)
+	res := loopcheck.Run(rec, ls.new, lopts)
 	restore()
-	sum := properties.Summary{Checks: res.Checks, Failure: res.Failure}
-	if res.Failure != nil {
-		sum.First = &properties.FirstFailure{Check: res.Checks}
-	}
 	rep.Seconds = time.Since(rep.Started).Seconds()
-	rep.Fill(sum)
-	rep.Only(loopProperties, "the loop contract sees the end state and effects only, not rows or claims")
-	fmt.Fprintf(stdout, "outboxcheck: loop contract, %d schedules\n", res.Checks)
+	rep.Fill(res.Summary)
+	rep.Steps = res.Steps
+	fillLoopVerdicts(rep, res)
+	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s\n", res.Coverage())
 	if f := res.Failure; f != nil && !f.Infrastructure {
-		n, err := loopcheck.Replay(newSubject, lopts, res.Schedule, f.Property, 3)
+		fmt.Fprintln(stdout, res.Story())
+		if err := saveSchedule(c, rep, res); err != nil {
+			return err
+		}
+		n, _, err := loopcheck.Replay(ls.new, lopts, res.Schedule, f.Property, loopcheck.Replays)
 		if err != nil {
 			return infraError(err)
 		}
-		rep.Message += fmt.Sprintf(" (the schedule reproduced %d of 3 times on replay)", n)
+		rep.Message += fmt.Sprintf(" (the schedule reproduced %d of %d times on replay)", n, loopcheck.Replays)
+		if res.Flaky {
+			rep.Message += " (flaky: rapid's last replay of the shrunk schedule did not fail)"
+		}
 	}
 	if err := c.write(rep); err != nil {
 		return err
 	}
 	return verdict(rep, stdout)
 }
+
+// fillLoopVerdicts marks what the loop contract does not check and adds
+// its own liveness property, timely-delivery.
+func fillLoopVerdicts(rep *reports.Report, res loopcheck.Result) {
+	rep.Only(loopProperties, "the loop contract sees the end state and effects only, not rows or claims")
+	p := reports.Property{Name: "timely-delivery", Kind: "liveness", Verdict: reports.Held}
+	switch f := res.Failure; {
+	case f != nil && f.Infrastructure:
+		p.Verdict = reports.NotChecked
+	case f != nil && f.Property == p.Name:
+		p.Verdict, p.Detail = reports.Violated, f.Message
+	case res.NotApplicable[p.Name] != "":
+		p.Verdict, p.Detail = reports.NotApplicable, res.NotApplicable[p.Name]
+	}
+	rep.Properties = append(rep.Properties, p)
+}
+
+// saveSchedule writes the failing schedule beside the report, for replay.
+func saveSchedule(c *runConfig, rep *reports.Report, res loopcheck.Result) error {
+	if c.reportDir == "" || rep.Failure == nil {
+		return nil
+	}
+	f := loopcheck.File{Subject: c.subject, Property: res.Failure.Property, Message: res.Failure.Message, Options: res.Options, Schedule: res.Schedule}
+	if err := loopcheck.WriteFile(filepath.Join(c.reportDir, scheduleFile), f); err != nil {
+		return usageErrorf("write schedule: %v", err)
+	}
+	rep.Failure.FailFile = scheduleFile
+	return nil
+}
+
+func loopNames() string { return "reference, notify-only, delete-dead or slow-rescan" }
+
+// replayLoop replays a loop run's saved schedule n times and says how
+// often it came back. It exits 1 if it reproduced at all.
+func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io.Writer) error {
+	f, err := loopcheck.ReadFile(path)
+	if err != nil {
+		return usageErrorf("replay: %v", err)
+	}
+	ls, ok := loopSubjects[f.Subject]
+	if !ok {
+		return usageErrorf("replay: the schedule's subject %q is not one the CLI runs through the loop contract", f.Subject)
+	}
+	opts, drop, err := ses.options(true, false)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	fmt.Fprintf(stdout, "recorded: %s: %s\nschedule (%d steps):\n", f.Property, f.Message, len(f.Schedule))
+	for i, st := range f.Schedule {
+		fmt.Fprintf(stdout, "%3d  %s\n", i+1, st)
+	}
+	got, last, err := loopcheck.Replay(ls.new, withDB(f.Options, opts.DatabaseURL), f.Schedule, f.Property, n)
+	if err != nil {
+		return infraError(err)
+	}
+	if last != nil {
+		fmt.Fprintf(stdout, "last reproduction:\n%s", last.History.Story())
+	}
+	fmt.Fprintf(stdout, "reproduced %d of %d times (real time: a loop schedule does not replay exactly)\n", got, n)
+	if got > 0 {
+		return &codedError{code: exitViolation, err: fmt.Errorf("%s", reports.Violation), quiet: true}
+	}
+	return nil
+}
+
+func withDB(o loopcheck.Options, url string) loopcheck.Options { o.DatabaseURL = url; return o }

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay REPORT-DIR", "Runs the recorded counterexample of a report again and prints it step by step,\nthe subject's result beside the model's expectation. Exits as the replay comes out.", stderr)
+	times := fs.Int("times", loopcheck.Replays, "a loop contract report: how many times to replay its schedule (real time does not replay exactly)")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flagErrHelp) {
@@ -44,6 +46,17 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	failFile := filepath.Join(dir, ce.FailFile)
 	if _, err := os.Stat(failFile); err != nil {
 		return usageErrorf("replay: the report's fail file is missing: %v", err)
+	}
+	if ce.FailFile == scheduleFile {
+		if *times < 1 {
+			return usageErrorf("replay: --times must be at least 1, got %d", *times)
+		}
+		ses, err := openSession(*url)
+		if err != nil {
+			return err
+		}
+		defer ses.close()
+		return replayLoop(ses, rep, failFile, *times, stdout)
 	}
 	var newSubject properties.NewSubject
 	if rep.SQLQueries != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"flag"
@@ -122,10 +123,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 func (c *runConfig) newReport(ses *session) *reports.Report {
+	ctx, cancel := context.WithTimeout(ses.ctx, 10*time.Second)
+	defer cancel()
+	settings, _ := ses.cluster.Settings(ctx) // a report without them is still a report
 	return &reports.Report{Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
 		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
 		Environment: reports.Environment{Tool: commit(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source)}}
+			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source), ServerSettings: settings}}
 }
 
 func (c *runConfig) budgetText() string {
@@ -217,7 +221,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
 	verbose := fs.Bool("v", false, "print rapid's output as it comes")
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
-	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference or notify-only")
+	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, notify-only, delete-dead or slow-rescan")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
@@ -243,7 +247,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 			return nil, false, usageErrorf("--loop runs alone: not with --sql-queries or --shard")
 		}
 		if _, ok := loopSubjects[*subject]; !ok {
-			return nil, false, usageErrorf("--loop runs reference or notify-only, not %q", *subject)
+			return nil, false, usageErrorf("--loop runs %s, not %q", loopNames(), *subject)
 		}
 		c.loop = true
 		if !set["checks"] {

@@ -91,6 +91,19 @@ func (a *adapter) Effects(ctx context.Context) (map[string]int, error) {
 	return out, err
 }
 
+// Pending lists the orders whose events are not sent yet, so that the
+// harness can tell a late event from a lost one. simpleoutbox retries
+// forever and has no dead letters, so the adapter implements no
+// DeadLetters: the harness then keeps broker outages within the retry
+// budget it hands out.
+func (a *adapter) Pending(ctx context.Context) ([]string, error) {
+	rows, err := a.admin.Query(ctx, `SELECT aggregate_id FROM simple_outbox WHERE sent_at IS NULL`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 func (a *adapter) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -1,0 +1,202 @@
+package loopcheck
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// check is one schedule's run.
+type check struct {
+	*runner
+	ctx    context.Context
+	bro    *broker
+	start  time.Time
+	paid   map[string]bool // committed payments
+	maybe  map[string]bool // commits whose outcome is unknown
+	voided map[string]bool // rolled back
+	pays   int
+	// downtime is the broker downtime granted so far, against RetryBudget
+	// unless the subject shows its dead letters.
+	downtime time.Duration
+
+	histMu sync.Mutex // the story is written from the subject's goroutines too
+	hist   properties.History
+
+	handling  sync.Mutex
+	mu        sync.Mutex
+	acked     map[string]bool // event_id → a delivery was acknowledged
+	delivered []properties.Message
+
+	relays    []*relay
+	lingering []*relay // killed, yet Dispatch had not returned
+	stopC     context.CancelFunc
+	consWG    sync.WaitGroup
+	prod      *pgx.Conn
+}
+
+func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
+	now := time.Now()
+	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
+		maybe: map[string]bool{}, voided: map[string]bool{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
+	if err := c.healAll(); err != nil {
+		return nil, err
+	}
+	if err := c.call(r.subj.Reset); err != nil {
+		return nil, fmt.Errorf("reset: %w", err)
+	}
+	defer c.shutdown()
+	for i := range r.opts.Dispatchers {
+		c.startRelay(i)
+	}
+	c.startConsumer()
+	for _, st := range s {
+		c.step(st)
+		if f := c.atMostOnce(); f != nil {
+			return f, nil
+		}
+	}
+	c.record("Heal", "operator", "heal every link, broker up, restart every dispatcher; wait for quiescence", "")
+	if err := c.healAll(); err != nil {
+		return nil, err
+	}
+	c.bro.up()
+	for i := range r.opts.Dispatchers {
+		if c.relays[i] == nil {
+			c.startRelay(i)
+		}
+	}
+	return c.quiesce()
+}
+
+// healAll heals every link and brings every killed dispatcher's link up.
+func (c *check) healAll() error {
+	for _, l := range c.links {
+		c.net.Heal(l)
+		if err := c.net.Up(l); err != nil {
+			return fmt.Errorf("bring link %s up: %w", l, err)
+		}
+	}
+	return nil
+}
+
+func (c *check) call(fn func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+// record adds an entry to the story and returns its index.
+func (c *check) record(action, actor, input, result string) int {
+	c.histMu.Lock()
+	defer c.histMu.Unlock()
+	c.hist.Entries = append(c.hist.Entries, properties.Entry{Step: len(c.hist.Entries) + 1,
+		Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Since(c.start)), Action: action, Actor: actor, Input: input, Result: result})
+	return len(c.hist.Entries) - 1
+}
+
+// setResult sets the result of entry i, if i is one.
+func (c *check) setResult(i int, result string) {
+	c.histMu.Lock()
+	defer c.histMu.Unlock()
+	if i >= 0 && i < len(c.hist.Entries) {
+		c.hist.Entries[i].Result = result
+	}
+}
+
+func (c *check) fail(property, msg string) *properties.Failure {
+	c.histMu.Lock()
+	defer c.histMu.Unlock()
+	if n := len(c.hist.Entries); n > 0 {
+		c.hist.Entries[n-1].Expect = "[" + property + "] " + msg
+	}
+	h := properties.History{Entries: append([]properties.Entry(nil), c.hist.Entries...)}
+	return &properties.Failure{Property: property, Message: msg, History: &h}
+}
+
+func (c *check) shutdown() {
+	for i := range c.relays {
+		c.kill(i, false)
+	}
+	c.awaitLingering()
+	c.tally.attempts(c.bro.record())
+	if c.stopC != nil {
+		c.stopC()
+		c.consWG.Wait()
+	}
+	if c.prod != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c.prod.Close(ctx)
+		cancel()
+	}
+}
+
+func (c *check) step(st Step) {
+	switch st.Kind {
+	case "commit", "rollback":
+		for range max(st.N, 1) {
+			c.produce(st.Kind == "commit")
+		}
+	case "partition":
+		if err := c.net.Inject(st.Link, faults.Fault{Kind: st.Fault, After: st.After, DelayMs: 20}); err != nil {
+			c.record("Partition", st.Link, st.String(), "error: "+err.Error())
+			return
+		}
+		c.tally.partition(st.Link, st.Fault)
+		c.record("Partition", st.Link, fmt.Sprintf("%s after %d requests", st.Fault, st.After), "")
+	case "heal":
+		c.net.Heal(st.Link)
+		c.record("Heal", st.Link, "", "")
+	case "kill":
+		c.kill(st.N, true)
+	case "restart":
+		c.restart(st.N)
+	case "broker-down":
+		c.brokerDown(st.For)
+	case "broker-up":
+		c.bro.up()
+		c.record("BrokerUp", "broker", "", "")
+	case "redeliver":
+		msgs := c.bro.messages()
+		if len(msgs) == 0 {
+			return
+		}
+		m := msgs[st.N%len(msgs)]
+		err := c.deliver(c.ctx, m)
+		c.record("Deliver", "consumer", "again: "+m.ID, result(err, "acknowledged"))
+	case "pause":
+		time.Sleep(st.For)
+		c.record("Pause", "operator", st.For.String(), "")
+	}
+}
+
+// brokerDown takes the broker down for d of real time. Unless the subject
+// shows its dead letters, the schedule's downtime in all stays within the
+// retry budget (Env.RetryBudget): a correct subject may give up after it.
+func (c *check) brokerDown(d time.Duration) {
+	input := "for " + d.String()
+	if _, ok := c.subj.(DeadLetterer); !ok {
+		left := c.opts.RetryBudget - c.downtime
+		if d > left {
+			d = max(left, 0)
+			input += fmt.Sprintf(", cut to %v: the retry budget's rest (the subject shows no dead letters)", d)
+		}
+	}
+	added := c.bro.downFor(d)
+	c.downtime += added
+	c.tally.outage(added)
+	c.record("BrokerDown", "broker", input, "")
+}
+
+func result(err error, ok string) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return ok
+}

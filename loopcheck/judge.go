@@ -1,0 +1,235 @@
+package loopcheck
+
+import (
+	"github.com/outboxcheck/outboxcheck/properties"
+
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Outcome is what became of one committed payment (DESIGN §4).
+type Outcome string
+
+const (
+	Delivered Outcome = "delivered" // one effect
+	Dead      Outcome = "dead"      // the subject gave up on it and shows it
+	Pending   Outcome = "pending"   // still in the subject's outbox
+	Lost      Outcome = "lost"      // none of these
+)
+
+// endState is one reading of the subject after healing.
+type endState struct {
+	fx      map[string]int  // event_id → effects
+	dead    map[string]bool // payments the subject shows as dead; nil: it shows none
+	pending map[string]bool // payments still in its outbox; nil: it lists none
+	carried map[string]bool // payments the broker carried
+	msgs    int
+}
+
+// progress is what must move while the subject recovers.
+type progress struct{ effects, dead, pending, msgs int }
+
+func (e endState) progress() progress {
+	n := 0
+	for _, v := range e.fx {
+		n += v
+	}
+	return progress{n, len(e.dead), len(e.pending), e.msgs}
+}
+
+// read takes one reading: effects, dead letters and pending events where
+// the subject shows them, and the broker's log.
+func (c *check) read() (endState, error) {
+	var e endState
+	err := c.call(func(ctx context.Context) (err error) {
+		if e.fx, err = c.subj.Effects(ctx); err != nil {
+			return err
+		}
+		if d, ok := c.subj.(DeadLetterer); ok {
+			if e.dead, err = setOf(d.DeadLetters(ctx)); err != nil {
+				return fmt.Errorf("dead letters: %w", err)
+			}
+		}
+		if p, ok := c.subj.(Pender); ok {
+			if e.pending, err = setOf(p.Pending(ctx)); err != nil {
+				return fmt.Errorf("pending: %w", err)
+			}
+		}
+		return nil
+	})
+	msgs := c.bro.messages()
+	e.msgs, e.carried = len(msgs), map[string]bool{}
+	for _, m := range msgs {
+		e.carried[m.AggregateID] = true
+	}
+	return e, err
+}
+
+func setOf(ids []string, err error) (map[string]bool, error) {
+	s := map[string]bool{}
+	for _, id := range ids {
+		s[id] = true
+	}
+	return s, err
+}
+
+// outcomes says what became of every committed payment.
+func (c *check) outcomes(e endState) map[string]Outcome {
+	perPay := c.perPayment(e)
+	out := map[string]Outcome{}
+	for pay := range c.paid {
+		switch {
+		case perPay[pay] > 0:
+			out[pay] = Delivered
+		case e.dead[pay]:
+			out[pay] = Dead
+		case e.pending[pay]:
+			out[pay] = Pending
+		default:
+			out[pay] = Lost
+		}
+	}
+	return out
+}
+
+// perPayment counts effects per payment, through the events the broker
+// carried.
+func (c *check) perPayment(e endState) map[string]int {
+	payOf := map[string]string{}
+	for _, m := range c.bro.messages() {
+		payOf[m.ID] = m.AggregateID
+	}
+	perPay := map[string]int{}
+	for id, n := range e.fx {
+		perPay[payOf[id]] += n
+	}
+	return perPay
+}
+
+// quiesce waits after healing while the subject makes progress, at most
+// Recovery without any and HardBound in all, then judges the end state.
+func (c *check) quiesce() (*properties.Failure, error) {
+	healed := time.Now()
+	hard, idle := healed.Add(c.opts.HardBound()), healed.Add(c.opts.Recovery)
+	var (
+		last    progress
+		e       endState
+		have    bool
+		lastErr error
+		gone    int // readings in a row with nothing pending and something lost
+	)
+	for {
+		cur, err := c.read()
+		if err == nil {
+			e, have = cur, true
+			if f := c.safety(cur); f != nil {
+				return f, nil
+			}
+			if c.settled(cur) {
+				return nil, nil
+			}
+			if p := cur.progress(); p != last {
+				last, idle, gone = p, time.Now().Add(c.opts.Recovery), 0
+			}
+			if gone = gone + 1; c.beyondRecovery(cur) && gone >= goneReadings {
+				break
+			}
+		} else {
+			lastErr = err
+		}
+		if now := time.Now(); now.After(hard) || now.After(idle) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !have {
+		return nil, fmt.Errorf("read the end state after healing: %w", lastErr)
+	}
+	return c.liveness(e, time.Since(healed)), nil
+}
+
+// goneReadings is how many unchanged readings in a row make a lost
+// payment final (see beyondRecovery).
+const goneReadings = 4
+
+// beyondRecovery: the subject lists its pending events, and every
+// payment not delivered or dead is in none of its places, nor carried by
+// the broker. A correct outbox of any design removes an event only after
+// the broker carried it or it went dead, so nothing can bring these back:
+// waiting out Recovery would only slow every failing run (and shrinking).
+func (c *check) beyondRecovery(e endState) bool {
+	if e.pending == nil {
+		return false
+	}
+	for pay, o := range c.outcomes(e) {
+		if o == Pending || o == Lost && e.carried[pay] {
+			return false
+		}
+	}
+	return true
+}
+
+// settled: every committed payment is delivered or dead.
+func (c *check) settled(e endState) bool {
+	for _, o := range c.outcomes(e) {
+		if o != Delivered && o != Dead {
+			return false
+		}
+	}
+	return true
+}
+
+// liveness names the lost payments (no-loss) or, if none is lost, the late
+// ones (timely-delivery), with how long the harness waited and why it
+// stopped.
+func (c *check) liveness(e endState, waited time.Duration) *properties.Failure {
+	out := c.outcomes(e)
+	byOutcome := map[Outcome][]string{}
+	for _, pay := range slices.Sorted(maps.Keys(out)) {
+		byOutcome[out[pay]] = append(byOutcome[out[pay]], pay)
+	}
+	wait := fmt.Sprintf("waited %v after healing (stops after %v without progress, or at the hard bound %v)",
+		waited.Round(time.Millisecond), c.opts.Recovery, c.opts.HardBound())
+	tally := fmt.Sprintf("%d delivered, %d dead, %d pending, %d lost", len(byOutcome[Delivered]), len(byOutcome[Dead]),
+		len(byOutcome[Pending]), len(byOutcome[Lost]))
+	if lost := byOutcome[Lost]; len(lost) > 0 {
+		var why []string
+		for _, pay := range lost {
+			why = append(why, pay+" ("+c.whyLost(e, pay)+")")
+		}
+		return c.fail("no-loss", fmt.Sprintf("committed, not delivered, not dead, not pending: %s; %s; %s",
+			strings.Join(why, ", "), tally, wait))
+	}
+	if late := byOutcome[Pending]; len(late) > 0 {
+		return c.fail("timely-delivery", fmt.Sprintf("late: still pending in the subject's outbox: %s; %s; %s",
+			strings.Join(late, ", "), tally, wait))
+	}
+	return nil
+}
+
+// whyLost says what the harness saw of a lost payment.
+func (c *check) whyLost(e endState, pay string) string {
+	var s []string
+	tried := 0
+	for _, a := range c.bro.record() {
+		if a.PaymentID == pay {
+			tried++
+		}
+	}
+	if e.carried[pay] {
+		s = append(s, "the broker carried it; the consumer never took effect")
+	} else {
+		s = append(s, fmt.Sprintf("the broker accepted none of its %d publish attempts", tried))
+	}
+	if e.dead == nil {
+		s = append(s, "the subject reports no dead letters")
+	}
+	if e.pending == nil {
+		s = append(s, "the subject reports no pending list")
+	}
+	return strings.Join(s, "; ")
+}

@@ -1,0 +1,87 @@
+package loopcheck_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// undead is the reference whose Dispatch leaves a goroutine behind that
+// outlives its context by design (context.WithoutCancel), as some
+// libraries' background workers do: after its kill it keeps trying to
+// reach the database and to publish. Close ends it.
+type undead struct {
+	*refloop.Subject
+	env      loopcheck.Env
+	wg       sync.WaitGroup
+	stop     chan struct{}
+	tried    atomic.Int64 // connects and publishes attempted after death
+	got      atomic.Int64 // of those, how many went through
+	stopOnce sync.Once
+}
+
+func (u *undead) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
+	u.wg.Go(func() {
+		<-ctx.Done()  // "dead" from here on, yet it goes on
+		for range 3 { // within the schedule's pause, before any restart
+			select {
+			case <-u.stop:
+				return
+			case <-time.After(30 * time.Millisecond):
+			}
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
+			u.tried.Add(2)
+			if conn, err := pgx.Connect(cctx, u.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i})); err == nil {
+				u.got.Add(1)
+				conn.Close(cctx)
+			}
+			if pub.Publish(cctx, properties.Message{ID: "00000000-0000-4000-8000-0000000000ff", AggregateID: "zombie"}) == nil {
+				u.got.Add(1)
+			}
+			cancel()
+		}
+	})
+	return u.Subject.Dispatch(ctx, i, pub)
+}
+
+func (u *undead) Close() error {
+	u.stopOnce.Do(func() { close(u.stop) })
+	u.wg.Wait()
+	return u.Subject.Close()
+}
+
+// Killed means dead: from its kill until its restart, a relay's link
+// refuses new connections and its publisher refuses publishes, however
+// long its goroutines live on.
+func TestKilledRelayCannotWork(t *testing.T) {
+	var u *undead
+	newSubject := func(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+		s, err := refloop.Build(ctx, env, refloop.Options{Notify: true})
+		u = &undead{Subject: s, env: env, stop: make(chan struct{})}
+		return u, err
+	}
+	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "kill", N: 0}, {Kind: "kill", N: 1},
+		{Kind: "pause", For: 300 * time.Millisecond}, {Kind: "commit", N: 1}}
+	n, f, err := loopcheck.Replay(newSubject, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("the run failed:\n%s: %s\n%s", f.Property, f.Message, f.History.Story())
+	}
+	if u.tried.Load() == 0 {
+		t.Fatal("the undead relay tried nothing after its kill: the test shows nothing")
+	}
+	if got := u.got.Load(); got > 0 {
+		t.Fatalf("%d of %d connects and publishes of a killed relay went through", got, u.tried.Load())
+	}
+}

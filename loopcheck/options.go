@@ -1,0 +1,64 @@
+package loopcheck
+
+import "time"
+
+// Options tune a run. Zero fields take the defaults given.
+type Options struct {
+	DatabaseURL string `json:"-"`           // a database the tool created (see properties.Options)
+	Dispatchers int    `json:"dispatchers"` // default 2
+	// Lease, BackoffBase and MaxAttempts are given to the subject in Env.
+	// Defaults 300 ms, 20 ms, 20.
+	Lease       time.Duration `json:"lease"`
+	BackoffBase time.Duration `json:"backoff_base"`
+	MaxAttempts int           `json:"max_attempts"`
+	// RetryBudget: see Env.RetryBudget. Default 1 s.
+	RetryBudget time.Duration `json:"retry_budget"`
+	// Recovery is the subject's own declaration: the longest it may go,
+	// once every fault is healed and every relay restarted, without
+	// progress (a publish, an effect, a dead letter, a pending event
+	// fewer) while events are still outstanding. Its slowest internal
+	// cadence (rescan, rescuer, poll) plus one lease. Default 3 s.
+	//
+	// After healing, the harness waits while the subject makes progress,
+	// and stops after Recovery without any, or at the hard bound
+	// (HardBound), whichever comes first.
+	Recovery time.Duration `json:"recovery"`
+	// CallTimeout bounds each harness call. Default 2 s.
+	CallTimeout time.Duration `json:"call_timeout"`
+	// Steps is the average length of a schedule. Default 12, at most 200.
+	Steps int `json:"steps"`
+}
+
+func (o Options) withDefaults() Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if o.Dispatchers == 0 {
+		o.Dispatchers = 2
+	}
+	if o.MaxAttempts == 0 {
+		o.MaxAttempts = 20
+	}
+	if o.Steps == 0 {
+		o.Steps = 12
+	}
+	o.Steps = min(o.Steps, 200)
+	def(&o.Lease, 300*time.Millisecond)
+	def(&o.BackoffBase, 20*time.Millisecond)
+	def(&o.RetryBudget, time.Second)
+	def(&o.Recovery, 3*time.Second)
+	def(&o.CallTimeout, 2*time.Second)
+	return o
+}
+
+// HardBound is the longest the harness waits after healing, progress or
+// not: four recovery times and two leases.
+func (o Options) HardBound() time.Duration {
+	o = o.withDefaults()
+	return 4*o.Recovery + 2*o.Lease
+}
+
+// maxOutage is the longest broker outage one step draws.
+const maxOutage = 3 * time.Second

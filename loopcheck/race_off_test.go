@@ -1,0 +1,5 @@
+//go:build !race
+
+package loopcheck_test
+
+const raceEnabled = false

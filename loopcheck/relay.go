@@ -1,0 +1,105 @@
+package loopcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// returnTimeout is how long the harness waits for a killed Dispatch to
+// return before it says so in the story (the contract asks it to return
+// soon after its context is done).
+const returnTimeout = 5 * time.Second
+
+// relay is one incarnation of a dispatcher's loop.
+type relay struct {
+	cancel context.CancelFunc
+	pub    *publisher
+	done   chan struct{} // closed when Dispatch returned
+}
+
+// startRelay starts a new incarnation of dispatcher i, with a publisher of
+// its own.
+func (c *check) startRelay(i int) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	inc := c.tally.incarnation(i)
+	name := relayName(i, inc)
+	pub := &publisher{b: c.bro, relay: name, onDead: func(m properties.Message) {
+		c.tally.zombie()
+		c.record("ZombiePublish", name, m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
+	}}
+	rl := &relay{cancel: cancel, pub: pub, done: make(chan struct{})}
+	go func() { defer close(rl.done); _ = c.subj.Dispatch(ctx, i, pub) }()
+	c.relays[i] = rl
+}
+
+// kill ends dispatcher i's incarnation as a crash would: its publisher
+// refuses every later publish, its link drops every connection and refuses
+// new ones until restart, the server ends its sessions, and its context is
+// cancelled. inStory records it (shutdown does not).
+func (c *check) kill(i int, inStory bool) {
+	rl := c.relays[i]
+	if rl == nil {
+		return
+	}
+	c.relays[i] = nil
+	at := -1
+	if inStory {
+		c.tally.kill()
+		at = c.record("CrashDispatcher", dispatcher(i).String(), rl.pub.relay, "")
+	}
+	rl.pub.kill()
+	err := c.net.Down(dispatcher(i).String())
+	rl.cancel()
+	n, terr := c.terminate(dispatcher(i))
+	res := fmt.Sprintf("publisher revoked, link down, %d sessions ended", n)
+	if err = errors.Join(err, terr); err != nil {
+		res += "; error: " + err.Error()
+	}
+	c.setResult(at, res)
+	select {
+	case <-rl.done:
+	case <-time.After(returnTimeout):
+		c.record("Dispatch", dispatcher(i).String(), rl.pub.relay, fmt.Sprintf("did not return within %v of its kill (the contract asks it to)", returnTimeout))
+		c.lingering = append(c.lingering, rl)
+	}
+}
+
+// awaitLingering gives the incarnations that outlived their kill one more
+// bound to return; it says which never did.
+func (c *check) awaitLingering() {
+	for _, rl := range c.lingering {
+		select {
+		case <-rl.done:
+		case <-time.After(2 * returnTimeout):
+			c.tally.stuck()
+		}
+	}
+	c.lingering = nil
+}
+
+// restart brings dispatcher i's link up and starts a new incarnation.
+func (c *check) restart(i int) {
+	if c.relays[i] != nil {
+		return
+	}
+	res := ""
+	if err := c.net.Up(dispatcher(i).String()); err != nil {
+		res = "error: " + err.Error()
+	}
+	c.startRelay(i)
+	c.record("Restart", dispatcher(i).String(), c.relays[i].pub.relay, res)
+}
+
+// terminate ends every server session of actor a, by its
+// application_name: the harness does this itself rather than leave it to
+// server-wide timeouts, which would hide a subject's own stuck sessions.
+func (c *check) terminate(a properties.Actor) (int, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
+	defer cancel()
+	return pgprov.TerminateSessions(ctx, c.admin, appName(a))
+}

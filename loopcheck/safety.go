@@ -1,0 +1,59 @@
+package loopcheck
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// atMostOnce: no event_id may take effect twice, at any moment.
+func (c *check) atMostOnce() *properties.Failure {
+	var fx map[string]int
+	if err := c.call(func(ctx context.Context) (err error) { fx, err = c.subj.Effects(ctx); return }); err != nil {
+		return nil // the operator's read failed: nothing is concluded from it
+	}
+	return c.twice(fx)
+}
+
+func (c *check) twice(fx map[string]int) *properties.Failure {
+	for _, id := range slices.Sorted(maps.Keys(fx)) {
+		if fx[id] > 1 {
+			return c.fail("effect-at-most-once", fmt.Sprintf("event %s took effect %d times", id, fx[id]))
+		}
+	}
+	return nil
+}
+
+// safety judges what no wait can mend: an effect twice, an effect of an
+// event the broker never carried or of a rolled-back payment, a payment
+// that took effect twice through two events.
+func (c *check) safety(e endState) *properties.Failure {
+	if f := c.twice(e.fx); f != nil {
+		return f
+	}
+	msgs := c.bro.messages()
+	carried := map[string]bool{}
+	for _, m := range msgs {
+		carried[m.ID] = true
+	}
+	for _, id := range slices.Sorted(maps.Keys(e.fx)) {
+		if !carried[id] {
+			return c.fail("no-phantom", fmt.Sprintf("event %s took effect but the broker never carried it", id))
+		}
+	}
+	for _, m := range msgs {
+		if c.voided[m.AggregateID] {
+			return c.fail("no-phantom", fmt.Sprintf("the broker carries event %s of payment %s, whose transaction rolled back", m.ID, m.AggregateID))
+		}
+	}
+	perPay := c.perPayment(e)
+	for _, pay := range slices.Sorted(maps.Keys(perPay)) {
+		if perPay[pay] > 1 {
+			return c.fail("effect-exactly-once", fmt.Sprintf("payment %s took effect %d times", pay, perPay[pay]))
+		}
+	}
+	return nil
+}

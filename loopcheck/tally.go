@@ -1,0 +1,117 @@
+package loopcheck
+
+import (
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// tally counts, over a run, what the nemesis did beyond the network.
+type tally struct {
+	mu           sync.Mutex
+	incarnations map[int]int // dispatcher → incarnations started
+	kills        int
+	outages      int
+	downtime     time.Duration
+	zombies      int            // publishes attempted by a killed incarnation
+	stuckRelays  int            // killed incarnations whose Dispatch never returned
+	partitions   map[string]int // "link kind" → faults put on that link
+	refused      int            // publishes the broker refused while down
+}
+
+func (t *tally) partition(link string, k faults.Kind) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.partitions == nil {
+		t.partitions = map[string]int{}
+	}
+	t.partitions[link+" "+string(k)]++
+}
+
+func (t *tally) incarnation(i int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.incarnations == nil {
+		t.incarnations = map[int]int{}
+	}
+	t.incarnations[i]++
+	return t.incarnations[i]
+}
+
+// attempts counts one schedule's refused publishes.
+func (t *tally) attempts(as []Attempt) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, a := range as {
+		if a.Outcome == "down" {
+			t.refused++
+		}
+	}
+}
+
+func (t *tally) kill()   { t.mu.Lock(); t.kills++; t.mu.Unlock() }
+func (t *tally) zombie() { t.mu.Lock(); t.zombies++; t.mu.Unlock() }
+func (t *tally) stuck()  { t.mu.Lock(); t.stuckRelays++; t.mu.Unlock() }
+
+func (t *tally) outage(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d > 0 {
+		t.outages++
+		t.downtime += d
+	}
+}
+
+// loopOnly are the step contract's properties and faults the loop
+// contract cannot see, with why.
+var loopOnly = map[string]string{
+	"fencing":         "the loop contract sees the end state and effects only, not rows or claims",
+	"lease-exclusive": "the loop contract sees the end state and effects only, not rows or claims",
+	"stable-id":       "the loop contract sees the end state and effects only, not rows or claims",
+	"backoff":         "the loop contract sees the end state and effects only, not rows or claims",
+	"model-agreement": "the loop contract has no model of the subject's rows",
+	"observability":   "the loop contract reads no Stats",
+	"retention-safe":  "the loop contract runs no cleanup",
+	"CrashDatabase":   "the loop contract does not crash the server",
+}
+
+// summarize fills sum with the run's coverage and what did not apply.
+func (r *runner) summarize(sum *properties.Summary) {
+	sum.Network = r.net.Coverage()
+	r.tally.mu.Lock()
+	defer r.tally.mu.Unlock()
+	sum.Crashes.Dispatcher = r.tally.kills
+	sum.Broker.Refused = r.tally.refused
+	sum.NotApplicable = map[string]string{}
+	for k, v := range loopOnly {
+		sum.NotApplicable[k] = v
+	}
+	if _, ok := r.subj.(DeadLetterer); !ok {
+		sum.NotApplicable["dead letters"] = fmt.Sprintf("the subject reports no dead letters: broker downtime was kept within the retry budget (%v) per schedule", r.opts.RetryBudget)
+	}
+	if _, ok := r.subj.(Pender); !ok {
+		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
+	}
+}
+
+// Loop is what the loop nemesis did over a run, beyond the network.
+type Loop struct {
+	Kills    int           // dispatcher incarnations killed
+	Outages  int           // broker outages that added downtime
+	Downtime time.Duration // broker downtime in all
+	Zombies  int           // publishes attempted by killed incarnations (all refused)
+	Stuck    int           // killed incarnations whose Dispatch never returned
+	// Partitions counts the faults put on each link, by "link kind".
+	Partitions map[string]int
+}
+
+func (r *runner) loop() Loop {
+	r.tally.mu.Lock()
+	defer r.tally.mu.Unlock()
+	return Loop{Kills: r.tally.kills, Outages: r.tally.outages, Zombies: r.tally.zombies, Stuck: r.tally.stuckRelays, Downtime: r.tally.downtime,
+		Partitions: maps.Clone(r.tally.partitions)}
+}
