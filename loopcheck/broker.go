@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 var (
 	errBrokerDown = errors.New("broker refused the publish (down)")
 	errDead       = errors.New("broker refused the publish: this relay incarnation was killed")
+	errPoison     = errors.New("broker refused the publish: the event is poison")
 )
 
 // Attempt is one publish the broker saw: which event, when (since the
@@ -22,7 +24,7 @@ type Attempt struct {
 	PaymentID string
 	At        time.Duration
 	Relay     string // "dispatcher-0#2": dispatcher 0, its second incarnation
-	Outcome   string // accepted, down, dead
+	Outcome   string // accepted, down, dead, poison
 }
 
 // broker records every publish attempt and every message it accepts. It
@@ -34,6 +36,37 @@ type broker struct {
 	downUntil time.Time
 	log       []properties.Message
 	attempts  []Attempt
+	// poison is how many more publishes of a payment's event the broker
+	// refuses; forever (-1) until the end of the schedule.
+	poison map[string]int
+}
+
+// forever is a poison that never wears off.
+const forever = -1
+
+// setPoison makes the broker refuse the next n publishes of payment pay's
+// event (forever: every one).
+func (b *broker) setPoison(pay string, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.poison == nil {
+		b.poison = map[string]int{}
+	}
+	b.poison[pay] = n
+}
+
+// poisoned lists the payments poisoned forever.
+func (b *broker) poisoned() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for pay, n := range b.poison {
+		if n == forever {
+			out = append(out, pay)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func newBroker(start time.Time) *broker { return &broker{start: start} }
@@ -68,6 +101,11 @@ func (b *broker) publish(m properties.Message, relay string, dead bool) error {
 	switch {
 	case dead:
 		a.Outcome, err = "dead", errDead
+	case b.poison[m.AggregateID] != 0:
+		a.Outcome, err = "poison", errPoison
+		if b.poison[m.AggregateID] > 0 {
+			b.poison[m.AggregateID]--
+		}
 	case time.Now().Before(b.downUntil):
 		a.Outcome, err = "down", errBrokerDown
 	default:
@@ -81,6 +119,20 @@ func (b *broker) messages() []properties.Message {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]properties.Message(nil), b.log...)
+}
+
+// tries counts the publish attempts per payment of live relays (a killed
+// incarnation's are not the subject's attempts any more).
+func (b *broker) tries() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := map[string]int{}
+	for _, a := range b.attempts {
+		if a.Outcome != "dead" {
+			n[a.PaymentID]++
+		}
+	}
+	return n
 }
 
 func (b *broker) record() []Attempt {

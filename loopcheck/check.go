@@ -3,6 +3,7 @@ package loopcheck
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +26,9 @@ type check struct {
 	// downtime is the broker downtime granted so far, against RetryBudget
 	// unless the subject shows its dead letters.
 	downtime time.Duration
+	// dispatcherFaults counts kills and partitions of dispatcher links:
+	// each may cost an event an attempt its subject never recorded.
+	dispatcherFaults int
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
 	hist   properties.History
@@ -46,6 +50,9 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
 	if err := c.healAll(); err != nil {
+		return nil, err
+	}
+	if err := c.setZone(s.zone()); err != nil {
 		return nil, err
 	}
 	if err := c.call(r.subj.Reset); err != nil {
@@ -74,6 +81,35 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	}
 	return c.quiesce()
 }
+
+// zone is the TimeZone the schedule's sessions run in: its first
+// timezone step's, else UTC.
+func (s Schedule) zone() string {
+	for _, st := range s {
+		if st.Kind == "timezone" {
+			return st.Zone
+		}
+	}
+	return "UTC"
+}
+
+// setZone makes zone the TimeZone of every session that starts in the
+// database from now on: the relays' and the producer's start with the
+// schedule. (The operator's session and one the subject keeps across
+// schedules keep the zone they started in.)
+func (c *check) setZone(zone string) error {
+	return c.call(func(ctx context.Context) error {
+		var db string
+		if err := c.admin.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+			return err
+		}
+		_, err := c.admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s SET TimeZone TO %s",
+			pgx.Identifier{db}.Sanitize(), quote(zone)))
+		return err
+	})
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // healAll heals every link and brings every killed dispatcher's link up.
 func (c *check) healAll() error {
@@ -149,11 +185,15 @@ func (c *check) step(st Step) {
 			return
 		}
 		c.tally.partition(st.Link, st.Fault)
+		if strings.HasPrefix(st.Link, "dispatcher") {
+			c.dispatcherFaults++
+		}
 		c.record("Partition", st.Link, fmt.Sprintf("%s after %d requests", st.Fault, st.After), "")
 	case "heal":
 		c.net.Heal(st.Link)
 		c.record("Heal", st.Link, "", "")
 	case "kill":
+		c.dispatcherFaults++
 		c.kill(st.N, true)
 	case "restart":
 		c.restart(st.N)
@@ -162,6 +202,10 @@ func (c *check) step(st Step) {
 	case "broker-up":
 		c.bro.up()
 		c.record("BrokerUp", "broker", "", "")
+	case "poison":
+		c.poison(st)
+	case "timezone":
+		c.record("TimeZone", "operator", st.Zone, "the database's sessions start in it")
 	case "redeliver":
 		msgs := c.bro.messages()
 		if len(msgs) == 0 {
@@ -192,6 +236,22 @@ func (c *check) brokerDown(d time.Duration) {
 	c.downtime += added
 	c.tally.outage(added)
 	c.record("BrokerDown", "broker", input, "")
+}
+
+// poison makes the broker refuse a payment's event (the last one written,
+// or one to come), for ever or for a number of publishes. For ever only where the subject shows its dead
+// letters: a correct outbox without them retries for ever, and would
+// never deliver it.
+func (c *check) poison(st Step) {
+	pay, n, input := fmt.Sprintf("pay-%d", c.pays+st.N), st.After, poisonText(st.After)
+	if n == 0 {
+		n = forever
+		if _, ok := c.subj.(DeadLetterer); !ok {
+			n, input = 3, "for 3 publishes (for ever is only for a subject that shows its dead letters)"
+		}
+	}
+	c.bro.setPoison(pay, n)
+	c.record("Poison", "broker", pay+" "+input, "")
 }
 
 func result(err error, ok string) string {

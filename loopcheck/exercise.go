@@ -80,7 +80,7 @@ func (r Result) Story() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "property violated: %s: %s\n", f.Property, f.Message)
 	if r.Flaky {
-		b.WriteString("flaky: rapid's last replay of the shrunk schedule did not fail; the story below is of the last run that did\n")
+		b.WriteString("flaky: the shrunk schedule, run 3 times more, did not fail again; the story below is of the last run that failed\n")
 	}
 	steps := 0
 	if f.History != nil {

@@ -69,10 +69,14 @@ func ReadFile(path string) (File, error) {
 
 func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
-	case "commit", "rollback", "heal", "broker-down", "broker-up", "redeliver", "pause":
+	case "commit", "rollback", "heal", "broker-down", "broker-up", "poison", "redeliver", "pause":
 	case "partition":
 		if !slices.Contains(faults.Loop, s.Fault) {
 			return fmt.Errorf("unknown fault %q", s.Fault)
+		}
+	case "timezone":
+		if !slices.Contains(zones, s.Zone) {
+			return fmt.Errorf("unknown time zone %q", s.Zone)
 		}
 	case "kill", "restart":
 		if s.N < 0 || s.N >= dispatchers {

@@ -28,17 +28,23 @@ type endState struct {
 	pending map[string]bool // payments still in its outbox; nil: it lists none
 	carried map[string]bool // payments the broker carried
 	msgs    int
+	tries   map[string]int // publish attempts per payment, by live relays
 }
 
-// progress is what must move while the subject recovers.
-type progress struct{ effects, dead, pending, msgs int }
+// progress is what must move while the subject recovers: effects, dead
+// letters, pending events fewer, messages carried, publish attempts.
+type progress struct{ effects, dead, pending, msgs, tries int }
 
 func (e endState) progress() progress {
 	n := 0
 	for _, v := range e.fx {
 		n += v
 	}
-	return progress{n, len(e.dead), len(e.pending), e.msgs}
+	tries := 0
+	for _, v := range e.tries {
+		tries += v
+	}
+	return progress{n, len(e.dead), len(e.pending), e.msgs, tries}
 }
 
 // read takes one reading: effects, dead letters and pending events where
@@ -62,6 +68,7 @@ func (c *check) read() (endState, error) {
 		return nil
 	})
 	msgs := c.bro.messages()
+	e.tries = c.bro.tries()
 	e.msgs, e.carried = len(msgs), map[string]bool{}
 	for _, m := range msgs {
 		e.carried[m.AggregateID] = true

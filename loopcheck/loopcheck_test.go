@@ -177,3 +177,53 @@ func TestSlowRescanPasses(t *testing.T) {
 	}
 	t.Log(res.Coverage())
 }
+
+// poisoned is one payment whose event the broker refuses on every publish.
+var poisoned = loopcheck.Schedule{{Kind: "poison", N: 1}, {Kind: "commit", N: 1}, {Kind: "pause", For: 300 * time.Millisecond}} // the next payment
+
+// The reference gives up on a poison event after MaxAttempts and shows it
+// dead: the run passes.
+func TestPoisonEndsDead(t *testing.T) {
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery}
+	n, f, err := loopcheck.Replay(refloop.New, opts, poisoned, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("a poison event gone DEAD was judged a violation: %s\n%s", f.Message, f.History.Story())
+	}
+}
+
+// A relay whose failure update is rolled back with the send retries a
+// poison event for ever and never dead-letters it: dead-letter.
+func TestAttemptsRolledBackIsKilledByDeadLetter(t *testing.T) {
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery}
+	n, f, err := loopcheck.Replay(refloop.AttemptsRolledBack, opts, poisoned, "dead-letter", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Fatalf("attempts-rolled-back was killed by dead-letter %d of 2 times; last failure %+v", n, f)
+	}
+	t.Log(f.Message)
+}
+
+// A due query that compares with a naive UTC timestamp works in UTC and
+// finds nothing due east of it: the sessions' TimeZone is part of the
+// schedule, and timely-delivery names the late payment.
+func TestNaiveUTCDueIsLateEastOfUTC(t *testing.T) {
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	in := func(zone string) loopcheck.Schedule {
+		return loopcheck.Schedule{{Kind: "timezone", Zone: zone}, {Kind: "commit", N: 1}, {Kind: "pause", For: 200 * time.Millisecond}}
+	}
+	if n, f, err := loopcheck.Replay(refloop.NaiveUTCDue, opts, in("UTC"), "", 1); err != nil || n != 0 {
+		t.Fatalf("in UTC the mutant failed (%v): %+v", err, f)
+	}
+	n, f, err := loopcheck.Replay(refloop.NaiveUTCDue, opts, in("Asia/Tokyo"), "timely-delivery", 1)
+	if err != nil || n != 1 {
+		t.Fatalf("in Asia/Tokyo: killed by timely-delivery %d of 1 (%v): %+v", n, err, f)
+	}
+	if n, f, err := loopcheck.Replay(refloop.New, opts, in("Asia/Tokyo"), "", 1); err != nil || n != 0 {
+		t.Fatalf("the reference failed in Asia/Tokyo (%v): %+v", err, f)
+	}
+}

@@ -23,6 +23,11 @@ type Options struct {
 	// and stops after Recovery without any, or at the hard bound
 	// (HardBound), whichever comes first.
 	Recovery time.Duration `json:"recovery"`
+	// GiveUp is the longest the subject takes, from an event's first
+	// failed publish, to give up on it (dead) when every publish fails:
+	// its retries up to MaxAttempts with its backoff. Default
+	// MaxAttempts × 16 × BackoffBase.
+	GiveUp time.Duration `json:"give_up"`
 	// CallTimeout bounds each harness call. Default 2 s.
 	CallTimeout time.Duration `json:"call_timeout"`
 	// Steps is the average length of a schedule. Default 12, at most 200.
@@ -50,14 +55,16 @@ func (o Options) withDefaults() Options {
 	def(&o.RetryBudget, time.Second)
 	def(&o.Recovery, 3*time.Second)
 	def(&o.CallTimeout, 2*time.Second)
+	def(&o.GiveUp, time.Duration(o.MaxAttempts)*16*o.BackoffBase)
 	return o
 }
 
 // HardBound is the longest the harness waits after healing, progress or
-// not: four recovery times and two leases.
+// not: four recovery times, two leases, and the time to give up on an
+// event.
 func (o Options) HardBound() time.Duration {
 	o = o.withDefaults()
-	return 4*o.Recovery + 2*o.Lease
+	return 4*o.Recovery + 2*o.Lease + o.GiveUp
 }
 
 // maxOutage is the longest broker outage one step draws.

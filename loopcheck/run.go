@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,8 +26,8 @@ type Result struct {
 	properties.Summary
 	// Schedule is the failing schedule, as shrunk as Failure.
 	Schedule Schedule
-	// Flaky says rapid's last replay of the shrunk schedule passed:
-	// Failure and its story are from the last run that failed.
+	// Flaky says the shrunk schedule, run again up to three times, did not
+	// fail: Failure and its story are from the last run that did.
 	Flaky bool
 	// Elapsed is the run's wall time, shrinking included.
 	Elapsed time.Duration
@@ -50,21 +49,24 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 		return res
 	}
 	defer r.close()
-	w := &watch{TB: tb}
 	start := time.Now()
 	var shrinkUntil time.Time
-	rapid.Check(w, func(t *rapid.T) {
+	rapid.Check(tb, func(t *rapid.T) {
 		s := draw(t, r.links, opts.Dispatchers, opts.Steps)
-		if res.Failure != nil && time.Now().After(shrinkUntil) && !slices.Equal(s, res.Schedule) {
+		f, err := res.Failure, error(nil)
+		switch {
+		case f != nil && slices.Equal(s, res.Schedule):
+			// rapid asks for the failing schedule again (to reproduce it
+			// before shrinking, to confirm the shrunk one, or as a
+			// candidate that changed nothing): real time would answer by
+			// chance, so the recorded failure answers. Run confirms the
+			// shrunk schedule itself afterwards (Flaky).
+		case f != nil && time.Now().After(shrinkUntil):
 			return // out of shrink time: see shrinkTime
+		default:
+			res.count(s)
+			f, err = r.run(s)
 		}
-		if res.Failure == nil {
-			res.Checks++
-			res.Steps += len(s)
-		} else {
-			res.ShrinkRuns++
-		}
-		f, err := r.runTries(s, tries(res, s))
 		switch {
 		case err != nil:
 			if res.Failure == nil {
@@ -84,7 +86,10 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			t.Fatalf("property violated: %s", f.Property)
 		}
 	})
-	res.Flaky = w.flaky
+	if f := res.Failure; f != nil && !f.Infrastructure {
+		again, err := r.runTries(res.Schedule, confirmTries)
+		res.Flaky = err == nil && (again == nil || again.Property != f.Property)
+	}
 	res.Elapsed = time.Since(start)
 	r.summarize(&res.Summary)
 	res.Loop = r.loop()
@@ -107,18 +112,9 @@ func shrinkTime() time.Duration {
 	return 30 * time.Second
 }
 
-// reproduceTries is how many runs a schedule that already failed gets
-// when rapid asks for it again (to reproduce it before shrinking, and to
-// confirm the shrunk one): real time does not replay exactly, and rapid
-// gives up shrinking, as flaky, if that one run passes.
-const reproduceTries = 3
-
-func tries(res Result, s Schedule) int {
-	if res.Failure != nil && !res.Failure.Infrastructure && slices.Equal(s, res.Schedule) {
-		return reproduceTries
-	}
-	return 1
-}
+// confirmTries is how many runs the shrunk schedule gets to fail again
+// before Run calls the failure flaky.
+const confirmTries = 3
 
 // runTries runs s up to n times, until one fails.
 func (r *runner) runTries(s Schedule, n int) (f *properties.Failure, err error) {
@@ -130,18 +126,15 @@ func (r *runner) runTries(s Schedule, n int) (f *properties.Failure, err error) 
 	return f, err
 }
 
-// watch sees what rapid reports, to tell a flaky failure (rapid could not
-// reproduce the shrunk schedule: real time) from a reproduced one.
-type watch struct {
-	rapid.TB
-	flaky bool
-}
-
-func (w *watch) Errorf(format string, args ...any) {
-	if strings.HasPrefix(format, "[rapid] flaky test") {
-		w.flaky = true
+// count counts s as a generated schedule, or a shrink run once a
+// failure is found.
+func (res *Result) count(s Schedule) {
+	if res.Failure == nil {
+		res.Checks++
+		res.Steps += len(s)
+	} else {
+		res.ShrinkRuns++
 	}
-	w.TB.Errorf(format, args...)
 }
 
 // Replay runs schedule s n times and counts the runs that fail with the

@@ -54,6 +54,27 @@ func (c *check) safety(e endState) *properties.Failure {
 		if perPay[pay] > 1 {
 			return c.fail("effect-exactly-once", fmt.Sprintf("payment %s took effect %d times", pay, perPay[pay]))
 		}
+		if perPay[pay] > 0 && e.dead[pay] {
+			return c.fail("dead-exclusive", fmt.Sprintf("payment %s is dead and took effect too (nothing redrove it)", pay))
+		}
+	}
+	return c.deadLetter(e)
+}
+
+// deadLetter: an event the broker refuses on every publish ends dead,
+// visibly, within MaxAttempts attempts, plus a tolerance: one in flight per
+// relay, and one per kill or dispatcher partition (an attempt whose
+// failure the subject may never have recorded).
+func (c *check) deadLetter(e endState) *properties.Failure {
+	if e.dead == nil {
+		return nil
+	}
+	tolerance := c.opts.Dispatchers + c.dispatcherFaults
+	for _, pay := range c.bro.poisoned() {
+		if n := e.tries[pay]; !e.dead[pay] && n > c.opts.MaxAttempts+tolerance {
+			return c.fail("dead-letter", fmt.Sprintf("payment %s was refused on all %d of its publishes and is not dead (MaxAttempts %d, tolerance %d: %d relays, %d kills and dispatcher partitions)",
+				pay, n, c.opts.MaxAttempts, tolerance, c.opts.Dispatchers, c.dispatcherFaults))
+		}
 	}
 	return nil
 }

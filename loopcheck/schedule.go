@@ -13,15 +13,23 @@ import (
 // Step is one event of a schedule.
 type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
-	// broker-down, broker-up, redeliver or pause.
-	Kind  string      `json:"kind"`
-	N     int         `json:"n,omitempty"`     // commit: payments; kill/restart: dispatcher; redeliver: message index
+	// broker-down, broker-up, poison, redeliver or pause.
+	Kind string `json:"kind"`
+	N    int    `json:"n,omitempty"` // commit: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
+	// After is a partition's requests before it strikes, or a poison's
+	// refusals (0: every publish, for ever).
 	Link  string      `json:"link,omitempty"`  // partition, heal: the actor's link
 	Fault faults.Kind `json:"fault,omitempty"` // partition
-	After int         `json:"after,omitempty"` // partition: requests before it strikes
+	After int         `json:"after,omitempty"`
 	// For is a pause's length, or a broker outage's window of real time.
 	For time.Duration `json:"for,omitempty"`
+	// Zone is a timezone step's TimeZone, for the database's sessions.
+	Zone string `json:"zone,omitempty"`
 }
+
+// zones are the TimeZones a schedule's sessions run in: UTC first (what
+// shrinking goes to), then zones far east and west of it.
+var zones = []string{"UTC", "Asia/Tokyo", "America/Los_Angeles", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kolkata"}
 
 func (s Step) String() string {
 	switch s.Kind {
@@ -37,6 +45,10 @@ func (s Step) String() string {
 		return fmt.Sprintf("redeliver message #%d", s.N+1)
 	case "pause", "broker-down":
 		return s.Kind + " " + s.For.String()
+	case "timezone":
+		return "timezone " + s.Zone
+	case "poison":
+		return fmt.Sprintf("poison %s %s", poisonWhich(s.N), poisonText(s.After))
 	}
 	return s.Kind
 }
@@ -48,11 +60,30 @@ type Schedule []Step
 const maxScheduleSteps = 400
 
 var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
-	"kill", "restart", "broker-down", "broker-up", "redeliver", "pause", "pause"}
+	"kill", "restart", "broker-down", "broker-up", "poison", "redeliver", "pause", "pause"}
 
-// draw makes a schedule from rapid's choices: a commit first, so every
-// schedule has something to lose, then one rapid.Custom per step until
-// the stop coin comes up, so shrinking deletes whole steps.
+// poisonWhich names a poison's payment, counted from the last one the
+// producer wrote (0), so that shrinking away earlier commits keeps it.
+func poisonWhich(n int) string {
+	switch n {
+	case 0:
+		return "the last payment"
+	case 1:
+		return "the next payment"
+	}
+	return fmt.Sprintf("the payment %d on", n)
+}
+
+func poisonText(n int) string {
+	if n == 0 {
+		return "for ever"
+	}
+	return fmt.Sprintf("for %d publishes", n)
+}
+
+// draw makes a schedule from rapid's choices: the sessions' TimeZone, a
+// commit, so every schedule has something to lose, then one rapid.Custom
+// per step until the stop coin comes up, so shrinking deletes whole steps.
 func draw(t *rapid.T, links []string, dispatchers, avg int) Schedule {
 	step := rapid.Custom(func(t *rapid.T) Step {
 		if properties.DrawStop(t, avg) {
@@ -60,7 +91,7 @@ func draw(t *rapid.T, links []string, dispatchers, avg int) Schedule {
 		}
 		return drawStep(t, links, dispatchers)
 	})
-	s := Schedule{{Kind: "commit", N: 1}}
+	s := Schedule{{Kind: "timezone", Zone: rapid.SampledFrom(zones).Draw(t, "zone")}, {Kind: "commit", N: 1}}
 	for len(s) < maxScheduleSteps {
 		st := step.Draw(t, "step")
 		if st.Kind == "" {
@@ -91,6 +122,8 @@ func drawStep(t *rapid.T, links []string, dispatchers int) Step {
 		return Step{Kind: k, For: ms(10, 400, "ms")}
 	case "broker-down":
 		return Step{Kind: k, For: ms(20, int(maxOutage/time.Millisecond), "outage-ms")}
+	case "poison":
+		return Step{Kind: k, N: rapid.IntRange(0, 2).Draw(t, "payment"), After: rapid.IntRange(0, 3).Draw(t, "refusals")}
 	default:
 		return Step{Kind: k}
 	}

@@ -2,12 +2,35 @@ package refloop
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl"
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
+
+// AttemptsRolledBack is a loop mutant of bug class (a): the failure
+// update is rolled back with the send (impl/mutants.FailureRolledBack's
+// queries), so attempts never grow, there is no backoff, and a poison
+// event is retried for ever and never reaches its dead letter. dead-letter
+// kills it.
+func AttemptsRolledBack(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	return Build(ctx, env, Options{Notify: true, Queries: mutants.FailureRolledBack.Queries})
+}
+
+// NaiveUTCDue is a loop mutant of bug class (c): the due query compares
+// the timestamptz available_at with CURRENT_TIMESTAMP AT TIME ZONE 'UTC',
+// a naive timestamp that PostgreSQL reads back in the session's TimeZone.
+// East of UTC nothing is due for hours; west of it, rows come due early.
+// In UTC it is correct, which is why it survives a UTC-only CI.
+// timely-delivery kills it.
+func NaiveUTCDue(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	return Build(ctx, env, Options{Notify: true, Queries: func(q *impl.Queries) {
+		q.Claim = strings.Replace(q.Claim, "outbox_events.available_at <= $1", "outbox_events.available_at <= (CURRENT_TIMESTAMP AT TIME ZONE 'UTC') AND $1::timestamptz IS NOT NULL", 1)
+	}})
+}
 
 // DeleteDead is a loop mutant of bug class (e), dead letters vanish: the
 // relay deletes an event once it is DEAD and keeps no trace of it, so a

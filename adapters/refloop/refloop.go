@@ -25,6 +25,9 @@ type Options struct {
 	// (or when notified) and ignores when the next attempt is due, as job
 	// queues' rescuers do. Slow but correct.
 	Rescan time.Duration
+	// Queries, if set, edits the dispatcher's SQL: a loop mutant made from
+	// a step-contract mutant's queries.
+	Queries func(*impl.Queries)
 }
 
 // SlowRescan is the reference loop rescanning only every 30 s, woken by
@@ -110,7 +113,11 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub properties.Publisher)
 		return err
 	}
 	defer sess.Cut()
-	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: impl.DefaultQueries()}, Publisher: publisher{pub},
+	q := impl.DefaultQueries()
+	if s.opts.Queries != nil {
+		s.opts.Queries(&q)
+	}
+	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: q}, Publisher: publisher{pub},
 		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
 		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: 4}}
 	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
@@ -20,13 +21,18 @@ type loopSubject struct {
 	maxAttempts int           // 0: the default
 }
 
-// loopSubjects are the subjects the CLI can run through the loop contract.
-var loopSubjects = map[string]loopSubject{
-	"reference":   {new: refloop.New, recovery: refloop.Recovery},
-	"notify-only": {new: refloop.NotifyOnly, recovery: refloop.Recovery},
-	"delete-dead": {new: refloop.DeleteDead, recovery: refloop.Recovery, maxAttempts: 3}, // short checks reach DEAD
-	"slow-rescan": {new: refloop.SlowRescan, recovery: refloop.SlowRescanRecovery},
-}
+// loopSubjects are the subjects the CLI can run through the loop contract:
+// the reference relay, its slow-but-correct control, and the loop mutants.
+var loopSubjects = func() map[string]loopSubject {
+	m := map[string]loopSubject{
+		"reference":   {new: refloop.New, recovery: refloop.Recovery},
+		"slow-rescan": {new: refloop.SlowRescan, recovery: refloop.SlowRescanRecovery},
+	}
+	for _, mu := range refloop.Mutants {
+		m[mu.Name] = loopSubject{new: mu.New, recovery: refloop.Recovery, maxAttempts: mu.MaxAttempts}
+	}
+	return m
+}()
 
 // loopProperties are what the loop contract checks.
 var loopProperties = []string{"no-loss", "no-phantom", "effect-at-most-once", "effect-exactly-once"}
@@ -68,7 +74,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) 
 		}
 		rep.Message += fmt.Sprintf(" (the schedule reproduced %d of %d times on replay)", n, loopcheck.Replays)
 		if res.Flaky {
-			rep.Message += " (flaky: rapid's last replay of the shrunk schedule did not fail)"
+			rep.Message += " (flaky: the shrunk schedule did not fail again in 3 more runs)"
 		}
 	}
 	if err := c.write(rep); err != nil {
@@ -106,7 +112,13 @@ func saveSchedule(c *runConfig, rep *reports.Report, res loopcheck.Result) error
 	return nil
 }
 
-func loopNames() string { return "reference, notify-only, delete-dead or slow-rescan" }
+func loopNames() string {
+	names := []string{"reference", "slow-rescan"}
+	for _, mu := range refloop.Mutants {
+		names = append(names, mu.Name)
+	}
+	return strings.Join(names, ", ")
+}
 
 // replayLoop replays a loop run's saved schedule n times and says how
 // often it came back. It exits 1 if it reproduced at all.

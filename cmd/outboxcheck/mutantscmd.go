@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/internal/killmatrix"
 )
@@ -16,6 +18,7 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	list := fs.Bool("list", false, "list the mutants and exit")
 	only := fs.String("only", "", "comma-separated mutant names (default: all)")
 	noRef := fs.Bool("no-reference", false, "skip the reference implementation's rows")
+	noLoop := fs.Bool("no-loop", false, "skip the loop contract's rows (the reference relay and its mutants, on real time)")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -25,6 +28,9 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(w, "MUTANT\tKILLED BY\tNEEDS\tBUG")
 		for _, m := range mutants.All {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Kills, needs(m), m.Bug)
+		}
+		for _, m := range refloop.Mutants {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Kills, "loop contract", m.Bug)
 		}
 		return w.Flush()
 	}
@@ -46,12 +52,13 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	defer ses.close()
 	ctx, cluster := ses.ctx, ses.cluster
-	fmt.Fprintf(stdout, "kill matrix: PostgreSQL %s (%s), seed %d, at most %d checks per subject, shrink %v\n",
-		cluster.Version, cluster.Source, budget.Seed, budget.Checks, budget.ShrinkTime)
+	fmt.Fprintf(stdout, "kill matrix: PostgreSQL %s (%s), seed %d, at most %d checks per subject, %s\n",
+		cluster.Version, cluster.Source, budget.Seed, budget.Checks, shrinkText(budget.ShrinkTime))
 	const row = "%-34s %-14s %-20s %6v %8s %5s %7s\n"
 	fmt.Fprintf(stdout, row, "SUBJECT", "VERDICT", "PROPERTY", "CHECKS", "TO FAIL", "STEPS", "TOTAL")
 	bad := 0
-	rows, err := killmatrix.Run(ctx, killmatrix.Config{Cluster: cluster, Budget: budget, Mutants: ms, Reference: !*noRef},
+	rows, err := killmatrix.Run(ctx, killmatrix.Config{Cluster: cluster, Budget: budget, Mutants: ms, Reference: !*noRef,
+		Loop: !*noLoop && *only == ""},
 		func(r killmatrix.Row) {
 			if !r.OK() {
 				bad++
@@ -75,6 +82,14 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "kill matrix: %d subjects, every mutant killed by its property, the reference passed\n", len(rows))
 	return nil
+}
+
+// shrinkText says how long a failure is shrunk.
+func shrinkText(d time.Duration) string {
+	if d <= noShrinking {
+		return "no shrinking"
+	}
+	return fmt.Sprintf("shrink %v", d)
 }
 
 // needs says what a mutant's kill runs with beyond the default steps.

@@ -25,7 +25,11 @@ type Config struct {
 	// Reference also runs the reference implementation, fault-free, under
 	// faults and with concurrent steps, which must pass.
 	Reference bool
-	Live      io.Writer // if set, receives rapid's output as it comes
+	// Loop adds the loop contract's rows: the reference relay, which must
+	// pass, and every refloop.Mutants, under LoopBudget.
+	Loop       bool
+	LoopBudget LoopBudget
+	Live       io.Writer // if set, receives rapid's output as it comes
 }
 
 // Row is one subject's outcome.
@@ -121,6 +125,19 @@ func Run(ctx context.Context, c Config, each func(Row)) ([]Row, error) {
 		row, err := c.run(ctx, s)
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", s.name, err)
+		}
+		rows = append(rows, row)
+		if each != nil {
+			each(row)
+		}
+	}
+	for _, l := range c.loopRows() {
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+		row, err := c.runLoop(ctx, l)
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", l.name, err)
 		}
 		rows = append(rows, row)
 		if each != nil {

@@ -1,0 +1,25 @@
+package refloop
+
+import "github.com/outboxcheck/outboxcheck/loopcheck"
+
+// Mutant is a known-bad variant of the reference relay for the loop
+// contract: one bug class of DESIGN §13 each, and the property that must
+// kill it.
+type Mutant struct {
+	Name  string
+	Bug   string
+	Kills string // the property that names the bug
+	New   loopcheck.NewSubject
+	// MaxAttempts, if set, is the loop Options' MaxAttempts it runs with:
+	// a short one, so that schedules reach DEAD.
+	MaxAttempts int
+}
+
+// Mutants are the loop mutants, in a stable order. A new one is one file
+// (or function) and one line here.
+var Mutants = []Mutant{
+	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", New: NotifyOnly},
+	{Name: "delete-dead", Bug: "(e) deletes an event once it is DEAD, leaving no trace", Kills: "no-loss", New: DeleteDead, MaxAttempts: 3},
+	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a poison event is retried for ever, never dead", Kills: "dead-letter", New: AttemptsRolledBack, MaxAttempts: 3},
+	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", New: NaiveUTCDue},
+}

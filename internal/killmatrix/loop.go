@@ -1,0 +1,70 @@
+package killmatrix
+
+import (
+	"context"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// LoopBudget is what a loop row may spend: schedules run on real time, so
+// fewer of them than the step contract's checks. Zero fields: 60
+// schedules, 60 s of shrinking; the seed is the step rows'.
+type LoopBudget struct {
+	Checks     int
+	ShrinkTime time.Duration
+}
+
+// loopRow is one loop-contract row to run.
+type loopRow struct {
+	name string
+	want string
+	new  loopcheck.NewSubject
+	opts loopcheck.Options
+}
+
+func (c Config) loopRows() []loopRow {
+	if !c.Loop {
+		return nil
+	}
+	out := []loopRow{{name: "loop:reference", new: refloop.New, opts: loopcheck.Options{Recovery: refloop.Recovery}}}
+	for _, m := range refloop.Mutants {
+		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, new: m.New,
+			opts: loopcheck.Options{Recovery: refloop.Recovery, MaxAttempts: m.MaxAttempts}})
+	}
+	return out
+}
+
+// runLoop runs one loop row under the loop budget, on a fresh database.
+func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
+	db, err := c.Cluster.NewDatabase(ctx)
+	if err != nil {
+		return Row{}, err
+	}
+	defer db.Drop(context.WithoutCancel(ctx))
+	b := properties.Budget{Checks: c.LoopBudget.Checks, Seed: c.Budget.Seed, ShrinkTime: c.LoopBudget.ShrinkTime}
+	if b.Checks == 0 {
+		b.Checks = 60
+	}
+	if b.ShrinkTime == 0 {
+		b.ShrinkTime = time.Minute
+	}
+	restore := b.Apply()
+	defer restore()
+	l.opts.DatabaseURL = db.URL
+	rec := properties.NewRecorder("outboxcheck/"+l.name, c.Live)
+	start := time.Now()
+	res := loopcheck.Run(rec, l.new, l.opts)
+	row := Row{Subject: l.name, Want: l.want, Faults: true, Failure: res.Failure, Checks: res.Checks,
+		Elapsed: time.Since(start), Output: rec.Output()}
+	if res.Failure == nil && rec.Failed() {
+		row.Failure = &properties.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
+	}
+	row.ToFail = row.Elapsed
+	if res.First != nil {
+		row.Checks, row.ToFail = res.First.Check, res.First.Elapsed
+	}
+	return row, nil
+}
