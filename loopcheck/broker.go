@@ -15,6 +15,7 @@ var (
 	errBrokerDown = errors.New("broker refused the publish (down)")
 	errDead       = errors.New("broker refused the publish: this relay incarnation was killed")
 	errPoison     = errors.New("broker refused the publish: the event is poison")
+	errAckLost    = errors.New("broker accepted the publish but its acknowledgement was lost")
 )
 
 // Attempt is one publish the broker saw: which event, when (since the
@@ -24,7 +25,7 @@ type Attempt struct {
 	PaymentID string
 	At        time.Duration
 	Relay     string // "dispatcher-0#2": dispatcher 0, its second incarnation
-	Outcome   string // accepted, down, dead, poison
+	Outcome   string // accepted, accepted-late (a slow ack), down, dead, poison, ack-lost
 }
 
 // broker records every publish attempt and every message it accepts. It
@@ -39,7 +40,29 @@ type broker struct {
 	// poison is how many more publishes of a payment's event the broker
 	// refuses; forever (-1) until the end of the schedule.
 	poison map[string]int
+	// slowUntil, slow: until then, every accepted publish is acknowledged
+	// only after slow (a slow broker: the message is in, the ack late).
+	slowUntil time.Time
+	slow      time.Duration
+	ackLose   int // the next ackLose accepted publishes lose their ack
+	// acksUntil is when the last late ack given out comes back: the
+	// harness's own delay, which the wait after healing must outlast.
+	acksUntil time.Time
 }
+
+// busyUntil is when the last late acknowledgement is due.
+func (b *broker) busyUntil() time.Time { b.mu.Lock(); defer b.mu.Unlock(); return b.acksUntil }
+
+// slowFor makes every publish accepted in the next window acknowledged
+// only after d.
+func (b *broker) slowFor(window, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.slowUntil, b.slow = time.Now().Add(window), d
+}
+
+// loseAck loses the acknowledgement of the next accepted publish.
+func (b *broker) loseAck() { b.mu.Lock(); b.ackLose++; b.mu.Unlock() }
 
 // forever is a poison that never wears off.
 const forever = -1
@@ -93,7 +116,24 @@ func (b *broker) downFor(d time.Duration) time.Duration {
 func (b *broker) up() { b.mu.Lock(); b.downUntil = time.Time{}; b.mu.Unlock() }
 
 // publish is incarnation relay's publish of m; dead says it was killed.
-func (b *broker) publish(m properties.Message, relay string, dead bool) error {
+// An accepted publish in a slow window is acknowledged after the delay,
+// or fails with ctx's error if the caller gives up first: the message is
+// in the broker either way (an ambiguous publish, as on a real broker).
+func (b *broker) publish(ctx context.Context, m properties.Message, relay string, dead bool) error {
+	err, wait := b.take(m, relay, dead)
+	if err != nil || wait == 0 {
+		return err
+	}
+	select {
+	case <-time.After(wait):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// take records the attempt and decides it; wait is the ack's delay.
+func (b *broker) take(m properties.Message, relay string, dead bool) (error, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a := Attempt{EventID: m.ID, PaymentID: m.AggregateID, At: time.Since(b.start), Relay: relay, Outcome: "accepted"}
@@ -110,9 +150,39 @@ func (b *broker) publish(m properties.Message, relay string, dead bool) error {
 		a.Outcome, err = "down", errBrokerDown
 	default:
 		b.log = append(b.log, m)
+		if b.ackLose > 0 {
+			b.ackLose--
+			a.Outcome, err = "ack-lost", errAckLost
+		}
+	}
+	var wait time.Duration
+	if err == nil && time.Now().Before(b.slowUntil) {
+		a.Outcome, wait = "accepted-late", b.slow
+		if until := time.Now().Add(wait); until.After(b.acksUntil) {
+			b.acksUntil = until
+		}
 	}
 	b.attempts = append(b.attempts, a)
-	return err
+	return err, wait
+}
+
+// ambiguous lists the payments the subject may not know were published:
+// an ack lost or late, or an attempt after an accepted one (the relay was
+// cut or killed before it recorded the success, and tried again). Such a
+// payment may end dead and delivered in a correct outbox.
+func (b *broker) ambiguous() map[string]bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out, accepted := map[string]bool{}, map[string]bool{}
+	for _, a := range b.attempts {
+		if a.Outcome == "ack-lost" || a.Outcome == "accepted-late" || accepted[a.PaymentID] {
+			out[a.PaymentID] = true
+		}
+		if a.Outcome == "accepted" || a.Outcome == "accepted-late" || a.Outcome == "ack-lost" {
+			accepted[a.PaymentID] = true
+		}
+	}
+	return out
 }
 
 func (b *broker) messages() []properties.Message {
@@ -151,11 +221,11 @@ type publisher struct {
 	onDead func(m properties.Message)
 }
 
-func (p *publisher) Publish(_ context.Context, m properties.Message) error {
+func (p *publisher) Publish(ctx context.Context, m properties.Message) error {
 	p.mu.Lock()
 	dead := p.dead
 	p.mu.Unlock()
-	err := p.b.publish(m, p.relay, dead)
+	err := p.b.publish(ctx, m, p.relay, dead)
 	if dead && p.onDead != nil {
 		p.onDead(m)
 	}

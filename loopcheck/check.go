@@ -204,6 +204,12 @@ func (c *check) step(st Step) {
 		c.record("BrokerUp", "broker", "", "")
 	case "poison":
 		c.poison(st)
+	case "broker-slow":
+		c.bro.slowFor(st.For, st.Delay)
+		c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %v late", st.For, st.Delay), "")
+	case "ack-lost":
+		c.bro.loseAck()
+		c.record("AckLost", "broker", "the next accepted publish loses its acknowledgement", "")
 	case "timezone":
 		c.record("TimeZone", "operator", st.Zone, "the database's sessions start in it")
 	case "redeliver":

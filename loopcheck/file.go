@@ -69,7 +69,7 @@ func ReadFile(path string) (File, error) {
 
 func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
-	case "commit", "rollback", "heal", "broker-down", "broker-up", "poison", "redeliver", "pause":
+	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause":
 	case "partition":
 		if !slices.Contains(faults.Loop, s.Fault) {
 			return fmt.Errorf("unknown fault %q", s.Fault)

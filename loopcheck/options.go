@@ -61,10 +61,10 @@ func (o Options) withDefaults() Options {
 
 // HardBound is the longest the harness waits after healing, progress or
 // not: four recovery times, two leases, and the time to give up on an
-// event.
+// event, and the latest the harness's slow broker acknowledges (2.5 s).
 func (o Options) HardBound() time.Duration {
 	o = o.withDefaults()
-	return 4*o.Recovery + 2*o.Lease + o.GiveUp
+	return 4*o.Recovery + 2*o.Lease + o.GiveUp + maxSlowDelay
 }
 
 // maxOutage is the longest broker outage one step draws.

@@ -33,7 +33,14 @@ func (c *check) startRelay(i int) {
 		c.record("ZombiePublish", name, m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
 	}}
 	rl := &relay{cancel: cancel, pub: pub, done: make(chan struct{})}
-	go func() { defer close(rl.done); _ = c.subj.Dispatch(ctx, i, pub) }()
+	go func() {
+		defer close(rl.done)
+		err := c.subj.Dispatch(ctx, i, pub)
+		if ctx.Err() == nil { // nobody stopped it: the relay ended on its own
+			c.tally.quit()
+			c.record("DispatchReturned", dispatcher(i).String(), name, result(err, "returned nil")+"; not killed: this relay no longer runs")
+		}
+	}()
 	c.relays[i] = rl
 }
 

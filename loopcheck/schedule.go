@@ -13,7 +13,8 @@ import (
 // Step is one event of a schedule.
 type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
-	// broker-down, broker-up, poison, redeliver or pause.
+	// broker-down, broker-up, broker-slow, ack-lost, poison, redeliver or
+	// pause.
 	Kind string `json:"kind"`
 	N    int    `json:"n,omitempty"` // commit: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
 	// After is a partition's requests before it strikes, or a poison's
@@ -21,8 +22,11 @@ type Step struct {
 	Link  string      `json:"link,omitempty"`  // partition, heal: the actor's link
 	Fault faults.Kind `json:"fault,omitempty"` // partition
 	After int         `json:"after,omitempty"`
-	// For is a pause's length, or a broker outage's window of real time.
+	// For is a pause's length, or a broker outage's or slow window's
+	// length of real time.
 	For time.Duration `json:"for,omitempty"`
+	// Delay is how late a slow broker acknowledges.
+	Delay time.Duration `json:"delay,omitempty"`
 	// Zone is a timezone step's TimeZone, for the database's sessions.
 	Zone string `json:"zone,omitempty"`
 }
@@ -47,6 +51,8 @@ func (s Step) String() string {
 		return s.Kind + " " + s.For.String()
 	case "timezone":
 		return "timezone " + s.Zone
+	case "broker-slow":
+		return fmt.Sprintf("broker-slow %v, acks %v late", s.For, s.Delay)
 	case "poison":
 		return fmt.Sprintf("poison %s %s", poisonWhich(s.N), poisonText(s.After))
 	}
@@ -60,7 +66,7 @@ type Schedule []Step
 const maxScheduleSteps = 400
 
 var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
-	"kill", "restart", "broker-down", "broker-up", "poison", "redeliver", "pause", "pause"}
+	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause", "pause"}
 
 // poisonWhich names a poison's payment, counted from the last one the
 // producer wrote (0), so that shrinking away earlier commits keeps it.
@@ -73,6 +79,11 @@ func poisonWhich(n int) string {
 	}
 	return fmt.Sprintf("the payment %d on", n)
 }
+
+var slowDelays = []time.Duration{20 * time.Millisecond, 300 * time.Millisecond, time.Second, maxSlowDelay}
+
+// maxSlowDelay is the latest a slow broker acknowledges.
+const maxSlowDelay = 2500 * time.Millisecond
 
 func poisonText(n int) string {
 	if n == 0 {
@@ -124,6 +135,10 @@ func drawStep(t *rapid.T, links []string, dispatchers int) Step {
 		return Step{Kind: k, For: ms(20, int(maxOutage/time.Millisecond), "outage-ms")}
 	case "poison":
 		return Step{Kind: k, N: rapid.IntRange(0, 2).Draw(t, "payment"), After: rapid.IntRange(0, 3).Draw(t, "refusals")}
+	case "broker-slow":
+		// Delays around the relays' own deadlines: from well within to
+		// past a typical 2 s call timeout.
+		return Step{Kind: k, For: ms(50, 1000, "slow-ms"), Delay: rapid.SampledFrom(slowDelays).Draw(t, "delay")}
 	default:
 		return Step{Kind: k}
 	}

@@ -21,6 +21,7 @@ type tally struct {
 	stuckRelays  int            // killed incarnations whose Dispatch never returned
 	partitions   map[string]int // "link kind" → faults put on that link
 	refused      int            // publishes the broker refused while down
+	quits        int            // incarnations whose Dispatch returned unasked
 }
 
 func (t *tally) partition(link string, k faults.Kind) {
@@ -52,6 +53,8 @@ func (t *tally) attempts(as []Attempt) {
 		}
 	}
 }
+
+func (t *tally) quit() { t.mu.Lock(); t.quits++; t.mu.Unlock() }
 
 func (t *tally) kill()   { t.mu.Lock(); t.kills++; t.mu.Unlock() }
 func (t *tally) zombie() { t.mu.Lock(); t.zombies++; t.mu.Unlock() }
@@ -105,6 +108,7 @@ type Loop struct {
 	Downtime time.Duration // broker downtime in all
 	Zombies  int           // publishes attempted by killed incarnations (all refused)
 	Stuck    int           // killed incarnations whose Dispatch never returned
+	Quits    int           // incarnations whose Dispatch returned before any kill
 	// Partitions counts the faults put on each link, by "link kind".
 	Partitions map[string]int
 }
@@ -112,6 +116,6 @@ type Loop struct {
 func (r *runner) loop() Loop {
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
-	return Loop{Kills: r.tally.kills, Outages: r.tally.outages, Zombies: r.tally.zombies, Stuck: r.tally.stuckRelays, Downtime: r.tally.downtime,
+	return Loop{Kills: r.tally.kills, Outages: r.tally.outages, Zombies: r.tally.zombies, Stuck: r.tally.stuckRelays, Quits: r.tally.quits, Downtime: r.tally.downtime,
 		Partitions: maps.Clone(r.tally.partitions)}
 }

@@ -21,5 +21,6 @@ var Mutants = []Mutant{
 	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", New: NotifyOnly},
 	{Name: "delete-dead", Bug: "(e) deletes an event once it is DEAD, leaving no trace", Kills: "no-loss", New: DeleteDead, MaxAttempts: 3},
 	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a poison event is retried for ever, never dead", Kills: "dead-letter", New: AttemptsRolledBack, MaxAttempts: 3},
+	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "timely-delivery", New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", New: NaiveUTCDue},
 }

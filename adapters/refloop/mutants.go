@@ -2,6 +2,7 @@ package refloop
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -70,5 +71,38 @@ func (d deleteDead) Dispatch(ctx context.Context, i int, pub properties.Publishe
 	}()
 	err := d.Subject.Dispatch(ctx, i, pub)
 	<-done
+	return err
+}
+
+// TimeoutIsShutdown is a loop mutant of bug class (f): the relay takes any
+// context.DeadlineExceeded for its shutdown, here a publish that outlived
+// its call's deadline on a slow broker, and stops for good while nothing
+// says it died. timely-delivery kills it.
+func TimeoutIsShutdown(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	s, err := Build(ctx, env, Options{Notify: true})
+	if err != nil {
+		return s, err
+	}
+	return timeoutIsShutdown{s}, nil
+}
+
+type timeoutIsShutdown struct{ *Subject }
+
+func (m timeoutIsShutdown) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	return m.Subject.Dispatch(lctx, i, stopOnDeadline{pub, stop})
+}
+
+type stopOnDeadline struct {
+	properties.Publisher
+	stop context.CancelFunc
+}
+
+func (p stopOnDeadline) Publish(ctx context.Context, m properties.Message) error {
+	err := p.Publisher.Publish(ctx, m)
+	if errors.Is(err, context.DeadlineExceeded) {
+		p.stop() // "we are shutting down"
+	}
 	return err
 }

@@ -1,0 +1,36 @@
+package refloop_test
+
+import (
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+)
+
+// loopProperties are the properties a loop mutant may be killed by.
+var loopProperties = map[string]bool{"no-loss": true, "timely-delivery": true, "no-phantom": true,
+	"effect-at-most-once": true, "effect-exactly-once": true, "dead-letter": true, "dead-exclusive": true}
+
+// Every loop mutant has a unique name, a bug, a constructor and a
+// property of the loop contract, and is in the README's table with it.
+func TestCatalog(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range refloop.Mutants {
+		if seen[m.Name] {
+			t.Errorf("%s: listed twice", m.Name)
+		}
+		seen[m.Name] = true
+		if !loopProperties[m.Kills] || m.Bug == "" || m.New == nil {
+			t.Errorf("%s: kills %q, bug %q, constructor %v", m.Name, m.Kills, m.Bug, m.New != nil)
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.Name) + "` \\| `" + regexp.QuoteMeta(m.Kills) + "` \\|$")
+		if !row.Match(readme) {
+			t.Errorf("%s: no README row saying it is killed by %s", m.Name, m.Kills)
+		}
+	}
+}
