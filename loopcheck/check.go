@@ -37,6 +37,7 @@ type check struct {
 	mu        sync.Mutex
 	acked     map[string]bool // event_id → a delivery was acknowledged
 	delivered []properties.Message
+	again     []properties.Message // crashed deliveries, to deliver again
 
 	relays    []*relay
 	lingering []*relay // killed, yet Dispatch had not returned
@@ -210,6 +211,8 @@ func (c *check) step(st Step) {
 	case "ack-lost":
 		c.bro.loseAck()
 		c.record("AckLost", "broker", "the next accepted publish loses its acknowledgement", "")
+	case "crash-consumer":
+		c.crashConsumer(st)
 	case "timezone":
 		c.record("TimeZone", "operator", st.Zone, "the database's sessions start in it")
 	case "redeliver":

@@ -2,6 +2,8 @@ package loopcheck
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/properties"
@@ -15,6 +17,13 @@ func (c *check) startConsumer() {
 	c.consWG.Go(func() {
 		next := 0
 		for ctx.Err() == nil {
+			if m, ok := c.takeAgain(); ok { // a crashed delivery comes back first
+				if c.deliver(ctx, m) != nil {
+					c.redeliver(m)
+					sleep(ctx, 20*time.Millisecond)
+				}
+				continue
+			}
 			msgs := c.bro.messages()
 			if next >= len(msgs) {
 				sleep(ctx, 5*time.Millisecond)
@@ -55,4 +64,70 @@ func (c *check) deliver(ctx context.Context, m properties.Message) error {
 		c.acked[m.ID] = true
 	}
 	return err
+}
+
+// redeliver queues m to be delivered again: its delivery crashed before
+// the acknowledgement, so a broker would hand it out again.
+func (c *check) redeliver(m properties.Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.again = append(c.again, m)
+}
+
+func (c *check) takeAgain() (properties.Message, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.again) == 0 {
+		return properties.Message{}, false
+	}
+	m := c.again[0]
+	c.again = c.again[1:]
+	return m, true
+}
+
+var errConsumerCrash = errors.New("the harness crashed the consumer here")
+
+// crashConsumer delivers message st.N to the consumer and crashes it at
+// failpoint st.At: the link is cut, its sessions ended, and the message
+// delivered again later. A subject without failpoints cannot be crashed
+// there: the step says so.
+func (c *check) crashConsumer(st Step) {
+	fp, ok := c.subj.(Failpointer)
+	msgs := c.bro.messages()
+	switch {
+	case !ok:
+		c.record("CrashConsumer", "consumer", string(st.At), "skipped: the subject has no failpoints (Failpointer)")
+		return
+	case len(msgs) == 0:
+		c.record("CrashConsumer", "consumer", string(st.At), "skipped: the broker has no message yet")
+		return
+	}
+	m := msgs[st.N%len(msgs)]
+	c.tally.consumerCrash(false)
+	reached := false
+	c.handling.Lock()
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
+	err := fp.HandleAt(ctx, m, func(p properties.Failpoint) error {
+		if p == st.At {
+			reached = true
+			return errConsumerCrash
+		}
+		return nil
+	})
+	cancel()
+	link := properties.Actor{Role: properties.Consumer}
+	cerr := c.net.Cut(link.String())
+	n, terr := c.terminate(link)
+	c.handling.Unlock()
+	res := fmt.Sprintf("crashed at %s; link cut, %d sessions ended; delivered again later", st.At, n)
+	if !reached {
+		res = fmt.Sprintf("the failpoint was not reached (%s); link cut, %d sessions ended; delivered again later", result(err, "acknowledged"), n)
+	} else {
+		c.tally.consumerCrash(true)
+	}
+	if e := errors.Join(cerr, terr); e != nil {
+		res += "; error: " + e.Error()
+	}
+	c.redeliver(m)
+	c.record("CrashConsumer", "consumer", fmt.Sprintf("%s at %s", m.ID, st.At), res)
 }

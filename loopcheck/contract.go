@@ -65,6 +65,16 @@ type Pender interface {
 	Pending(ctx context.Context) ([]string, error)
 }
 
+// Failpointer is a Subject whose consumer the harness can crash at a named
+// point: HandleAt is Handle, calling fp at properties.BeforeCommit (the
+// effect written, not committed) and properties.AfterCommit (committed,
+// not yet acknowledged); a non-nil error from fp must end HandleAt there at
+// once, as a crash would. The harness then cuts the consumer's link, ends
+// its sessions, and delivers the message again.
+type Failpointer interface {
+	HandleAt(ctx context.Context, m properties.Message, fp properties.Failpoints) error
+}
+
 // Env is what a subject is built with.
 type Env struct {
 	// ConnString is actor a's own link (producer, dispatcher i, consumer,

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // FileFormat names the schedule file's schema.
@@ -70,6 +71,10 @@ func ReadFile(path string) (File, error) {
 func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
 	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause":
+	case "crash-consumer":
+		if s.At != properties.BeforeCommit && s.At != properties.AfterCommit {
+			return fmt.Errorf("unknown failpoint %q", s.At)
+		}
 	case "partition":
 		if !slices.Contains(faults.Loop, s.Fault) {
 			return fmt.Errorf("unknown fault %q", s.Fault)

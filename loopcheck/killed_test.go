@@ -2,6 +2,7 @@ package loopcheck_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -84,4 +85,48 @@ func TestKilledRelayCannotWork(t *testing.T) {
 	if got := u.got.Load(); got > 0 {
 		t.Fatalf("%d of %d connects and publishes of a killed relay went through", got, u.tried.Load())
 	}
+}
+
+// A consumer crashed before its commit or after it (before the ack) is
+// cut off and handed the message again; the reference's inbox makes the
+// effect happen once all the same, and the crashes are counted.
+func TestConsumerCrashesAtFailpoints(t *testing.T) {
+	s := loopcheck.Schedule{{Kind: "commit", N: 2}, {Kind: "pause", For: 200 * time.Millisecond},
+		{Kind: "crash-consumer", N: 0, At: properties.AfterCommit}, {Kind: "pause", For: 200 * time.Millisecond},
+		{Kind: "crash-consumer", N: 1, At: properties.BeforeCommit}}
+	restore := properties.Budget{Checks: 1}.Apply()
+	defer restore()
+	n, f, err := loopcheck.Replay(refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
+	if err != nil || n != 0 {
+		t.Fatalf("the reference failed under consumer crashes (%v): %+v", err, f)
+	}
+	var story *properties.History
+	_, f, _ = loopcheck.Replay(onceDuplicated, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
+	if f != nil {
+		story = f.History
+	}
+	if story == nil || !strings.Contains(story.Story(), "crashed at after-commit") || !strings.Contains(story.Story(), "crashed at before-commit") {
+		t.Fatalf("the story does not show both crashes reached:\n%s", story.Story())
+	}
+}
+
+// onceDuplicated is the reference whose Effects, once the schedule's five
+// steps are done (one read after each), reports an event twice: only so
+// that Replay hands back the story of the run.
+func onceDuplicated(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	s, err := refloop.Build(ctx, env, refloop.Options{Notify: true})
+	return &endDouble{Subject: s}, err
+}
+
+type endDouble struct {
+	*refloop.Subject
+	calls atomic.Int64
+}
+
+func (e *endDouble) Effects(ctx context.Context) (map[string]int, error) {
+	fx, err := e.Subject.Effects(ctx)
+	if err == nil && e.calls.Add(1) > 5 {
+		fx["00000000-0000-4000-8000-00000000beef"] = 2
+	}
+	return fx, err
 }

@@ -13,8 +13,8 @@ import (
 // Step is one event of a schedule.
 type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
-	// broker-down, broker-up, broker-slow, ack-lost, poison, redeliver or
-	// pause.
+	// broker-down, broker-up, broker-slow, ack-lost, poison, redeliver,
+	// crash-consumer, timezone or pause.
 	Kind string `json:"kind"`
 	N    int    `json:"n,omitempty"` // commit: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
 	// After is a partition's requests before it strikes, or a poison's
@@ -25,6 +25,8 @@ type Step struct {
 	// For is a pause's length, or a broker outage's or slow window's
 	// length of real time.
 	For time.Duration `json:"for,omitempty"`
+	// At is a consumer crash's failpoint.
+	At properties.Failpoint `json:"at,omitempty"`
 	// Delay is how late a slow broker acknowledges.
 	Delay time.Duration `json:"delay,omitempty"`
 	// Zone is a timezone step's TimeZone, for the database's sessions.
@@ -53,6 +55,8 @@ func (s Step) String() string {
 		return "timezone " + s.Zone
 	case "broker-slow":
 		return fmt.Sprintf("broker-slow %v, acks %v late", s.For, s.Delay)
+	case "crash-consumer":
+		return fmt.Sprintf("crash-consumer at %s on message #%d", s.At, s.N+1)
 	case "poison":
 		return fmt.Sprintf("poison %s %s", poisonWhich(s.N), poisonText(s.After))
 	}
@@ -66,7 +70,7 @@ type Schedule []Step
 const maxScheduleSteps = 400
 
 var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
-	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause", "pause"}
+	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "crash-consumer", "pause", "pause"}
 
 // poisonWhich names a poison's payment, counted from the last one the
 // producer wrote (0), so that shrinking away earlier commits keeps it.
@@ -129,6 +133,9 @@ func drawStep(t *rapid.T, links []string, dispatchers int) Step {
 		return Step{Kind: k, N: rapid.IntRange(0, dispatchers-1).Draw(t, "dispatcher")}
 	case "redeliver":
 		return Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message")}
+	case "crash-consumer":
+		return Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message"),
+			At: rapid.SampledFrom([]properties.Failpoint{properties.BeforeCommit, properties.AfterCommit}).Draw(t, "failpoint")}
 	case "pause":
 		return Step{Kind: k, For: ms(10, 400, "ms")}
 	case "broker-down":

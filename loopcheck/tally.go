@@ -12,16 +12,17 @@ import (
 
 // tally counts, over a run, what the nemesis did beyond the network.
 type tally struct {
-	mu           sync.Mutex
-	incarnations map[int]int // dispatcher → incarnations started
-	kills        int
-	outages      int
-	downtime     time.Duration
-	zombies      int            // publishes attempted by a killed incarnation
-	stuckRelays  int            // killed incarnations whose Dispatch never returned
-	partitions   map[string]int // "link kind" → faults put on that link
-	refused      int            // publishes the broker refused while down
-	quits        int            // incarnations whose Dispatch returned unasked
+	mu                                 sync.Mutex
+	incarnations                       map[int]int // dispatcher → incarnations started
+	kills                              int
+	outages                            int
+	downtime                           time.Duration
+	zombies                            int            // publishes attempted by a killed incarnation
+	stuckRelays                        int            // killed incarnations whose Dispatch never returned
+	partitions                         map[string]int // "link kind" → faults put on that link
+	refused                            int            // publishes the broker refused while down
+	quits                              int            // incarnations whose Dispatch returned unasked
+	consumerScheduled, consumerReached int
 }
 
 func (t *tally) partition(link string, k faults.Kind) {
@@ -51,6 +52,18 @@ func (t *tally) attempts(as []Attempt) {
 		if a.Outcome == "down" {
 			t.refused++
 		}
+	}
+}
+
+// consumerCrash counts a consumer crash scheduled, or its failpoint
+// reached.
+func (t *tally) consumerCrash(reached bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if reached {
+		t.consumerReached++
+	} else {
+		t.consumerScheduled++
 	}
 }
 
@@ -89,12 +102,16 @@ func (r *runner) summarize(sum *properties.Summary) {
 	defer r.tally.mu.Unlock()
 	sum.Crashes.Dispatcher = r.tally.kills
 	sum.Broker.Refused = r.tally.refused
+	sum.Crashes.ConsumerScheduled, sum.Crashes.ConsumerReached = r.tally.consumerScheduled, r.tally.consumerReached
 	sum.NotApplicable = map[string]string{}
 	for k, v := range loopOnly {
 		sum.NotApplicable[k] = v
 	}
 	if _, ok := r.subj.(DeadLetterer); !ok {
 		sum.NotApplicable["dead letters"] = fmt.Sprintf("the subject reports no dead letters: broker downtime was kept within the retry budget (%v) per schedule", r.opts.RetryBudget)
+	}
+	if _, ok := r.subj.(Failpointer); !ok {
+		sum.NotApplicable["consumer crashes"] = "the subject's consumer has no failpoints (Failpointer): crash steps are skipped"
 	}
 	if _, ok := r.subj.(Pender); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"

@@ -140,6 +140,12 @@ func (s *Subject) Handle(ctx context.Context, m properties.Message) error {
 	return s.consumer.Handle(ctx, impl.Message(m), nil)
 }
 
+// HandleAt is Handle with the harness's failpoints: the reference
+// consumer stops before its commit or after it, before the ack.
+func (s *Subject) HandleAt(ctx context.Context, m properties.Message, fp properties.Failpoints) error {
+	return s.consumer.Handle(ctx, impl.Message(m), func(p impl.Failpoint) error { return fp(properties.Failpoint(p)) })
+}
+
 func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
 	fx, err := (&impl.Consumer{Session: s.admin}).Effects(ctx)
 	if err != nil {
