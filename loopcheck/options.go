@@ -7,11 +7,14 @@ type Options struct {
 	DatabaseURL string `json:"-"`           // a database the tool created (see properties.Options)
 	Dispatchers int    `json:"dispatchers"` // default 2
 	// Lease, BackoffBase and MaxAttempts are given to the subject in Env.
-	// Defaults 300 ms, 20 ms, 20.
+	// Defaults 300 ms, 20 ms, 5: the seed's 20 attempts are one option
+	// away; 5 lets a poison event reach its dead letter within a second
+	// or two of real time, so that schedules stay short.
 	Lease       time.Duration `json:"lease"`
 	BackoffBase time.Duration `json:"backoff_base"`
 	MaxAttempts int           `json:"max_attempts"`
-	// RetryBudget: see Env.RetryBudget. Default 1 s.
+	// RetryBudget: see Env.RetryBudget. Default 500 ms, within what the
+	// default policy's retries take (2+4+8+16 backoff units of 20 ms).
 	RetryBudget time.Duration `json:"retry_budget"`
 	// Recovery is the subject's own declaration: the longest it may go,
 	// once every fault is healed and every relay restarted, without
@@ -44,7 +47,7 @@ func (o Options) withDefaults() Options {
 		o.Dispatchers = 2
 	}
 	if o.MaxAttempts == 0 {
-		o.MaxAttempts = 20
+		o.MaxAttempts = 5
 	}
 	if o.Steps == 0 {
 		o.Steps = 12
@@ -52,7 +55,7 @@ func (o Options) withDefaults() Options {
 	o.Steps = min(o.Steps, 200)
 	def(&o.Lease, 300*time.Millisecond)
 	def(&o.BackoffBase, 20*time.Millisecond)
-	def(&o.RetryBudget, time.Second)
+	def(&o.RetryBudget, 500*time.Millisecond)
 	def(&o.Recovery, 3*time.Second)
 	def(&o.CallTimeout, 2*time.Second)
 	def(&o.GiveUp, time.Duration(o.MaxAttempts)*16*o.BackoffBase)
