@@ -79,3 +79,8 @@ func parseSeed(s string) (uint64, error) {
 }
 
 var flagErrHelp = flag.ErrHelp
+
+// noShrinking is the shrink time of --shrink-time 0: rapid's shrinker
+// stops at its deadline, and this one has passed before it starts
+// (Budget's own zero keeps rapid's default, 30 s).
+const noShrinking = time.Nanosecond
