@@ -113,7 +113,7 @@ func TestRunLoopFailure(t *testing.T) {
 	if len(console) > 0 {
 		t.Errorf("console messages: %v", console)
 	}
-	if !strings.Contains(dom, "no-loss") || !strings.Contains(dom, "BrokerDown") {
+	if !strings.Contains(dom, "no-loss") || !strings.Contains(dom, "Commit") {
 		t.Errorf("report.html lacks the property or the story:\n%.2000s", dom)
 	}
 }
