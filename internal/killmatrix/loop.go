@@ -11,7 +11,7 @@ import (
 
 // LoopBudget is what a loop row may spend: schedules run on real time, so
 // fewer of them than the step contract's checks. Zero fields: 60
-// schedules, 60 s of shrinking; the seed is the step rows'.
+// schedules, 20 s of shrinking; the seed is the step rows'.
 type LoopBudget struct {
 	Checks     int
 	ShrinkTime time.Duration
@@ -49,7 +49,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 		b.Checks = 60
 	}
 	if b.ShrinkTime == 0 {
-		b.ShrinkTime = time.Minute
+		b.ShrinkTime = 20 * time.Second
 	}
 	restore := b.Apply()
 	defer restore()
