@@ -65,6 +65,9 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	}
 	c.startConsumer()
 	for _, st := range s {
+		if r.opts.interrupted() {
+			return nil, errInterrupted
+		}
 		c.step(st)
 		if f := c.atMostOnce(); f != nil {
 			return f, nil

@@ -156,6 +156,9 @@ func (c *check) quiesce() (*properties.Failure, error) {
 		if now := time.Now(); now.After(hard) || now.After(idle) {
 			break
 		}
+		if c.opts.interrupted() {
+			return nil, errInterrupted
+		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	if !have {

@@ -1,6 +1,9 @@
 package loopcheck
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Options tune a run. Zero fields take the defaults given.
 type Options struct {
@@ -35,7 +38,25 @@ type Options struct {
 	CallTimeout time.Duration `json:"call_timeout"`
 	// Steps is the average length of a schedule. Default 12, at most 200.
 	Steps int `json:"steps"`
+	// Interrupt, when closed, stops the run: the schedule in progress is
+	// abandoned unjudged, no schedule starts after it, and a failure found
+	// before it is kept as shrunk so far (not confirmed again). Run then
+	// returns with Summary.Interrupted set.
+	Interrupt <-chan struct{} `json:"-"`
 }
+
+// interrupted reports whether o.Interrupt is closed.
+func (o Options) interrupted() bool {
+	select {
+	case <-o.Interrupt:
+		return true
+	default:
+		return false
+	}
+}
+
+// errInterrupted ends a schedule that Options.Interrupt cut short.
+var errInterrupted = errors.New("loopcheck: interrupted")
 
 func (o Options) withDefaults() Options {
 	def := func(d *time.Duration, v time.Duration) {

@@ -63,11 +63,20 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			// shrunk schedule itself afterwards (Flaky).
 		case f != nil && time.Now().After(shrinkUntil):
 			return // out of shrink time: see shrinkTime
+		case opts.interrupted():
+			res.Interrupted = true
+			return // rapid keeps what it has; nothing new runs
 		default:
 			res.count(s)
 			f, err = r.run(s)
 		}
 		switch {
+		case errors.Is(err, errInterrupted):
+			res.Interrupted = true
+			if res.Failure == nil {
+				res.Checks-- // abandoned: neither run nor passed
+				res.Steps -= len(s)
+			}
 		case err != nil:
 			if res.Failure == nil {
 				res.Failure, res.Schedule = &properties.Failure{Infrastructure: true, Message: err.Error()}, s
@@ -86,7 +95,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			t.Fatalf("property violated: %s", f.Property)
 		}
 	})
-	if f := res.Failure; f != nil && !f.Infrastructure {
+	if f := res.Failure; f != nil && !f.Infrastructure && !res.Interrupted {
 		again, err := r.runTries(res.Schedule, confirmTries)
 		res.Flaky = err == nil && (again == nil || again.Property != f.Property)
 	}

@@ -53,6 +53,26 @@ type Options struct {
 	// checks rapid still asks for pass at once, uncounted). A failure found
 	// before it is shrunk as usual.
 	Deadline time.Time
+	// Interrupt, when closed, stops the run at the next step: no check
+	// starts after it, the check in progress ends without its drain (it is
+	// neither judged further nor counted as passed), and shrinking stops,
+	// keeping the smallest counterexample found so far. The run returns
+	// with Summary.Interrupted set. The interrupt itself is never shrunk.
+	Interrupt <-chan struct{}
+	// MaxChecks, if set, is how many checks may start: rapid's further
+	// ones pass at once, uncounted. A replay sets 1, so that a fail file
+	// that passes is not followed by a random check of rapid's.
+	MaxChecks int
+}
+
+// interrupted reports whether o.Interrupt is closed.
+func (o Options) interrupted() bool {
+	select {
+	case <-o.Interrupt:
+		return true
+	default:
+		return false
+	}
 }
 
 func (o Options) withDefaults() Options {
@@ -132,6 +152,16 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.OutOfTime = true
 			return
 		}
+		if r.sum.First == nil && opts.MaxChecks > 0 && r.sum.Checks >= opts.MaxChecks {
+			return
+		}
+		// An interrupt passes every check still asked for. Once a failure
+		// is found, rapid's first re-run reproduces it before shrinking:
+		// that one runs, so the fail file holds a whole failing run.
+		if opts.interrupted() && (r.sum.First == nil || r.sum.ShrinkRuns > 0) {
+			r.sum.Interrupted = true
+			return
+		}
 		if r.sum.First == nil {
 			r.sum.Checks++
 		} else {
@@ -150,14 +180,25 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 				r.sum.Steps += len(m.hist.Entries)
 			}
 			if opts.OnCheck != nil {
+				m.hist.Shrinking = r.sum.ShrinkRuns > 0
 				opts.OnCheck(m.hist)
 			}
 		}()
-		steps(t, m.actions(), m.Check)
+		stop := func() bool { return r.sum.ShrinkRuns != 1 && opts.interrupted() }
+		steps(t, m.actions(), m.Check, stop)
+		if stop() {
+			r.sum.Interrupted = true
+			return // cut short: its drain would judge a check that did not end
+		}
 		m.drain(t)
 	})
 	if r.links.net != nil {
 		r.sum.Network = r.links.net.Coverage()
+	}
+	// A check cut short by an interrupt may hold a transaction on purpose
+	// (a dispatcher stopped mid-claim): leftovers only judge whole runs.
+	if r.sum.Interrupted {
+		return r.sum
 	}
 	if err := r.leftovers(); err != nil {
 		r.record(Failure{Infrastructure: true, Message: err.Error()})

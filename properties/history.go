@@ -33,6 +33,9 @@ func (e Entry) String() string {
 // History is the record of one check.
 type History struct {
 	Entries []Entry
+	// Shrinking says the check was a shrink run of a failure already
+	// found, not a check of its own (Options.OnCheck sees both).
+	Shrinking bool `json:"-"`
 }
 
 func (h *History) add(e Entry) *Entry {

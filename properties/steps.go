@@ -82,8 +82,8 @@ type notApplicable string
 func skip(why string) { panic(notApplicable(why)) }
 
 // steps runs check, then actions drawn by rapid, each followed by check,
-// until the stop coin comes up.
-func steps(t *rapid.T, actions map[string]func(*rapid.T), check func(*rapid.T)) {
+// until the stop coin comes up or stop says so.
+func steps(t *rapid.T, actions map[string]func(*rapid.T), check func(*rapid.T), stop func() bool) {
 	names := slices.Sorted(maps.Keys(actions))
 	pick := rapid.SampledFrom(names)
 	lo := stopBand(averageSteps())
@@ -100,7 +100,7 @@ func steps(t *rapid.T, actions map[string]func(*rapid.T), check func(*rapid.T)) 
 		return "" // nothing applies: the check ends here
 	})
 	check(t)
-	for step.Draw(t, "step") != "" {
+	for !stop() && step.Draw(t, "step") != "" {
 		check(t)
 	}
 }

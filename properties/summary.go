@@ -11,10 +11,14 @@ import (
 // Summary is what a run did, for reports: how many checks, what each fault
 // kind did, and which properties did not apply.
 type Summary struct {
-	Checks        int  // checks generated, up to and including the first failing one
-	ShrinkRuns    int  // checks replayed while shrinking a failure
-	Steps         int  // actions of the generated checks (not of shrinking)
-	OutOfTime     bool // Options.Deadline passed before rapid's checks were done
+	Checks     int  // checks generated, up to and including the first failing one
+	ShrinkRuns int  // checks replayed while shrinking a failure
+	Steps      int  // actions of the generated checks (not of shrinking)
+	OutOfTime  bool // Options.Deadline passed before rapid's checks were done
+	// Interrupted says Options.Interrupt stopped the run: the checks
+	// counted are the ones that ran, and a failure found before it is
+	// shrunk only as far as it got.
+	Interrupted   bool
 	Network       faults.Coverage
 	Broker        BrokerCoverage
 	Crashes       CrashCoverage
@@ -47,6 +51,9 @@ func (s Summary) String() string {
 	}
 	if s.ShrinkRuns > 0 {
 		out += fmt.Sprintf(" (+%d while shrinking)", s.ShrinkRuns)
+	}
+	if s.Interrupted {
+		out += " (interrupted)"
 	}
 	if len(s.Network) > 0 {
 		out += fmt.Sprintf("; network: %v", s.Network)

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -27,7 +28,10 @@ func (r *Report) Fill(sum properties.Summary) {
 		r.Coverage.Network[string(k)] = KindCoverage{Injected: c.Injected, Struck: c.Struck, Affected: c.Affected}
 	}
 	f := sum.Failure
+	r.Interrupted = sum.Interrupted
 	switch {
+	case f == nil && sum.Interrupted:
+		r.Verdict, r.Message = Interrupted, fmt.Sprintf("interrupted after %d checks; every check that ran to its end passed", sum.Checks)
 	case f == nil:
 		r.Verdict = Pass
 	case f.Infrastructure:
@@ -36,6 +40,9 @@ func (r *Report) Fill(sum properties.Summary) {
 		r.Verdict, r.Message = Panic, f.Message
 	default:
 		r.Verdict, r.Message = Violation, "property violated: "+f.Property+": "+f.Message
+		if sum.Interrupted {
+			r.Message += " (interrupted while shrinking: the counterexample is shrunk as far as it got)"
+		}
 	}
 	if f != nil && f.History != nil && len(f.History.Entries) > 0 {
 		ce := &Counterexample{Property: f.Property, Message: f.Message}

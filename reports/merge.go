@@ -74,7 +74,7 @@ func Merge(rs []*Report) (*Report, error) {
 }
 
 func rank(v string) int {
-	return map[string]int{Pass: 0, Infrastructure: 1, Panic: 2, Violation: 3}[v]
+	return map[string]int{Pass: 0, Interrupted: 1, Infrastructure: 2, Panic: 3, Violation: 4}[v]
 }
 
 func propRank(v string) int {

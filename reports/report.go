@@ -22,6 +22,7 @@ const (
 	Violation      = "violation"      // a property was violated
 	Panic          = "panic"          // the subject panicked
 	Infrastructure = "infrastructure" // the harness's plumbing failed; no verdict on the subject
+	Interrupted    = "interrupted"    // SIGINT or SIGTERM stopped the run before it found anything
 
 	Held          = "held"
 	Violated      = "violated"
@@ -52,6 +53,9 @@ type Report struct {
 	Coverage    Coverage        `json:"coverage"`
 	Failure     *Counterexample `json:"counterexample,omitempty"`
 	Merged      []string        `json:"merged,omitempty"` // shards this report merges
+	// Interrupted says a signal stopped the run. With a violation, the
+	// counterexample is shrunk as far as it got before the signal.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Environment is where the run happened.
@@ -116,6 +120,15 @@ type Step struct {
 	Expect string `json:"expect,omitempty"`
 }
 
+// StepsPerSecond is the run's throughput: generated steps over its wall
+// time (shrinking included); 0 when the time is unknown.
+func (r *Report) StepsPerSecond() float64 {
+	if r.Seconds <= 0 {
+		return 0
+	}
+	return float64(r.Steps) / r.Seconds
+}
+
 // ExitCode is the code the CLI exits with for this verdict.
 func (r *Report) ExitCode() int {
 	switch r.Verdict {
@@ -123,6 +136,8 @@ func (r *Report) ExitCode() int {
 		return 0
 	case Violation, Panic:
 		return 1
+	case Interrupted:
+		return 130 // as a shell reports SIGINT
 	}
 	return 3
 }

@@ -115,7 +115,7 @@ func (s *localServer) startFresh(ctx context.Context) error {
 
 // launch starts the postmaster and waits until it accepts connections.
 func (s *localServer) launch(ctx context.Context) error {
-	logf, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,10 @@ func (s *localServer) waitReady(ctx context.Context) error {
 			closeConn(conn)
 			return nil
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("postgres start: %w", ctx.Err())
+		}
+		if time.Now().After(deadline) {
 			return fmt.Errorf("postgres not ready after %v: %v: %s", readyTimeout, err, lastLines(readFile(s.logPath()), 4))
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -49,6 +49,11 @@ type Options struct {
 	Image string
 	// NoDocker skips the Docker probe.
 	NoDocker bool
+	// OwnSignals says the caller handles SIGINT and SIGTERM itself and
+	// closes the cluster when it is done (a CLI that finishes its report
+	// first). Otherwise the cluster is closed at the first such signal,
+	// which is then raised again.
+	OwnSignals bool
 }
 
 // Cluster is a PostgreSQL server the run may create databases on.
@@ -97,7 +102,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
-	register(c)
+	if !opts.OwnSignals {
+		register(c)
+	}
 	return c, nil
 }
 
