@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,7 +36,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ses, err := openSession(*url)
+	ses, err := openSession(*url, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		cmd += " " + strings.Join(args, " ")
 	}
-	m := bench.ThisMachine(fmt.Sprintf("%s (%s)", cluster.Version, cluster.Source), commit())
+	m := bench.ThisMachine(fmt.Sprintf("%s (%s)", cluster.Version, cluster.Source), toolVersion())
 	if err := rep.Markdown(&b, m, cmd); err != nil {
 		return err
 	}
@@ -81,15 +80,6 @@ func mutantList(only string) ([]mutants.Mutant, error) {
 		ms = append(ms, m)
 	}
 	return ms, nil
-}
-
-// commit is the checkout's commit, for the report; "unknown" outside git.
-func commit() string {
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // checkWritable fails early, before a long run, if dir cannot take a file.

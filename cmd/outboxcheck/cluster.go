@@ -3,44 +3,64 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
-// session is what a command runs on: a context that Ctrl-C and SIGTERM
-// cancel, and a PostgreSQL cluster (DESIGN §9).
+// session is what a command runs on: a PostgreSQL cluster (DESIGN §9),
+// and the interrupts that stop the run on it cleanly.
 type session struct {
 	ctx     context.Context
 	cluster *pgprov.Cluster
-	stop    context.CancelFunc
+	intr    *interrupts
 }
 
 // openSession finds or starts PostgreSQL. A malformed URL is the user's
-// error; anything else is the infrastructure's.
-func openSession(url string) (*session, error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+// error; an interrupt is the user's stop; anything else is the
+// infrastructure's.
+// A graceful session stops its run at the first interrupt (see
+// interrupts); any other ends at once, cleaning up.
+func openSession(url string, stderr io.Writer, graceful bool) (*session, error) {
+	intr := watchInterrupts(stderr, graceful)
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := pgprov.Start(sctx, pgprov.Options{DatabaseURL: url})
+	go func() {
+		select {
+		case <-intr.C:
+			cancel() // Ctrl-C while the server starts: stop starting it
+		case <-sctx.Done():
+		}
+	}()
+	c, err := pgprov.Start(sctx, pgprov.Options{DatabaseURL: url, OwnSignals: true})
 	switch {
+	case err != nil && intr.signal() != nil:
+		intr.stop()
+		return nil, intr.err()
 	case errors.Is(err, pgprov.ErrBadURL):
-		stop()
+		intr.stop()
 		return nil, &codedError{code: exitUsage, err: err}
 	case err != nil:
-		stop()
+		intr.stop()
 		return nil, infraError(err)
 	}
-	return &session{ctx: ctx, cluster: c, stop: stop}, nil
+	intr.onForce(func() { c.Close() })
+	return &session{ctx: context.Background(), cluster: c, intr: intr}, nil
 }
 
 func (s *session) close() {
 	s.cluster.Close()
-	s.stop()
+	s.intr.stop()
+}
+
+// interrupted is the exit error of a run an interrupt stopped, or nil.
+func (s *session) interrupted() error {
+	if s.intr.signal() == nil {
+		return nil
+	}
+	return s.intr.err()
 }
 
 // options creates a database for one run and the options to run there;

@@ -47,6 +47,21 @@ func TestRunReportReplay(t *testing.T) {
 	if code != exitViolation || !strings.Contains(out, "reproduced: property violated: backoff") || !strings.Contains(out, "model:  [backoff]") {
 		t.Fatalf("replay exit %d:\n%s", code, out)
 	}
+	// A fail file rapid cannot use proves nothing: exit 2, never "NOT
+	// reproduced" (rapid would pass over it and run a random check).
+	fail := filepath.Join(dir, rep.Failure.FailFile)
+	good, _ := os.ReadFile(fail)
+	lines := strings.Split(strings.TrimSpace(string(good)), "\n")
+	for name, body := range map[string]string{
+		"garbage":   "\x00\x01 this is not a fail file\n",
+		"truncated": strings.Join(lines[:len(lines)-len(lines)/2], "\n") + "\n",
+	} {
+		os.WriteFile(fail, []byte(body), 0o644)
+		code, _, stderr := cliErr(t, "replay", dir)
+		if code != exitUsage || !strings.Contains(lastLine(stderr), "cannot be replayed") {
+			t.Errorf("%s fail file: exit %d, %q; want %d and \"cannot be replayed\"", name, code, lastLine(stderr), exitUsage)
+		}
+	}
 }
 
 // Two shards cover the checks of one run, and their merge passes.

@@ -6,32 +6,52 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
-// newFlags is a command's flag set; errors are returned, never exit.
+// newFlags is a command's flag set; errors are returned, never exit. The
+// usage is printed for -h only: a bad flag gets one line (see parse).
 func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("outboxcheck "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard) // flag's own error line and usage dump
+	fs.Usage = func() {}
+	usages.Store(fs, func() {
 		fmt.Fprintf(stderr, "usage: outboxcheck %s [flags]\n\n%s\n\nflags:\n", name, synopsis)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
-	}
+		fs.SetOutput(io.Discard)
+	})
 	return fs
 }
 
-// parse parses args; -h is not an error, a bad flag is a usage error.
+// usages holds each flag set's usage printer.
+var usages sync.Map // *flag.FlagSet → func()
+
+// parse parses args and allows no arguments besides flags.
 func parse(fs *flag.FlagSet, args []string) (help bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return true, nil
-		}
-		return false, &codedError{code: exitUsage, err: err, quiet: false}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return help, err
 	}
 	if fs.NArg() > 0 {
-		return false, usageErrorf("unexpected argument %q", fs.Arg(0))
+		return false, usageErrorf("unexpected argument %q (see '%s -h')", fs.Arg(0), fs.Name())
+	}
+	return false, nil
+}
+
+// parseFlags parses args: -h prints the usage and is not an error; a bad
+// flag is a usage error of one line.
+func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			if u, ok := usages.Load(fs); ok {
+				u.(func())()
+			}
+			return true, nil
+		}
+		return false, usageErrorf("%v (see '%s -h')", err, fs.Name())
 	}
 	return false, nil
 }
@@ -47,7 +67,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet, checks int) {
 	fs.IntVar(&b.checks, "checks", checks, "checks to run (each: reset, a random sequence of actions, drain)")
 	fs.IntVar(&b.steps, "steps", 30, "average actions per check")
 	fs.StringVar(&b.seed, "seed", "", "rapid seed (a number); empty draws one")
-	fs.DurationVar(&b.shrink, "shrink-time", 30*time.Second, "how long to shrink a failure")
+	fs.DurationVar(&b.shrink, "shrink-time", 30*time.Second, "how long to shrink a failure; 0: report it as found, unshrunk")
 }
 
 func (b *budgetFlags) budget() (properties.Budget, error) {
@@ -61,6 +81,9 @@ func (b *budgetFlags) budget() (properties.Budget, error) {
 		return properties.Budget{}, usageErrorf("--shrink-time must not be negative, got %v", b.shrink)
 	}
 	out := properties.Budget{Checks: b.checks, Steps: b.steps, ShrinkTime: b.shrink}
+	if b.shrink == 0 {
+		out.ShrinkTime = noShrinking // Budget's own zero would keep rapid's 30 s
+	}
 	if s := strings.TrimSpace(b.seed); s != "" {
 		var err error
 		if out.Seed, err = parseSeed(s); err != nil {
@@ -77,8 +100,6 @@ func parseSeed(s string) (uint64, error) {
 	}
 	return seed, nil
 }
-
-var flagErrHelp = flag.ErrHelp
 
 // noShrinking is the shrink time of --shrink-time 0: rapid's shrinker
 // stops at its deadline, and this one has passed before it starts

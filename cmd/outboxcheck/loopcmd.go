@@ -53,7 +53,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) 
 		return err
 	}
 	defer drop()
-	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts}
+	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C}
 	restore := c.budget.Apply()
 	rec := properties.NewRecorder("outboxcheck/loop/"+c.subject, nil)
 	res := loopcheck.Run(rec, ls.new, lopts)
@@ -62,17 +62,19 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) 
 	rep.Fill(res.Summary)
 	rep.Steps = res.Steps
 	fillLoopVerdicts(rep, res)
-	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s\n", res.Coverage())
+	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s; %s\n", res.Coverage(), rate(res.Steps, rep.Seconds))
 	if f := res.Failure; f != nil && !f.Infrastructure {
 		fmt.Fprintln(stdout, res.Story())
 		if err := saveSchedule(c, rep, res); err != nil {
 			return err
 		}
-		n, _, err := loopcheck.Replay(ls.new, lopts, res.Schedule, f.Property, loopcheck.Replays)
-		if err != nil {
-			return infraError(err)
+		if !res.Interrupted {
+			n, _, err := loopcheck.Replay(ls.new, lopts, res.Schedule, f.Property, loopcheck.Replays)
+			if err != nil && ses.interrupted() == nil {
+				return infraError(err)
+			}
+			rep.Message += fmt.Sprintf(" (the schedule reproduced %d of %d times on replay)", n, loopcheck.Replays)
 		}
-		rep.Message += fmt.Sprintf(" (the schedule reproduced %d of %d times on replay)", n, loopcheck.Replays)
 		if res.Flaky {
 			rep.Message += " (flaky: the shrunk schedule did not fail again in 3 more runs)"
 		}
@@ -80,7 +82,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) 
 	if err := c.write(rep); err != nil {
 		return err
 	}
-	return verdict(rep, stdout)
+	return verdict(rep, ses, stdout)
 }
 
 // fillLoopVerdicts marks what the loop contract does not check and adds

@@ -99,3 +99,40 @@ func TestMutantsList(t *testing.T) {
 		t.Errorf("want the two concurrency mutants marked:\n%s", out)
 	}
 }
+
+// A run never writes over a user's files: a non-empty directory that holds
+// no outboxcheck report is refused before anything runs, and the files in
+// it, a repository's testdata/rapid among them, are left as they were.
+func TestReportDirKeepsUsersFiles(t *testing.T) {
+	repo := t.TempDir()
+	files := map[string]string{
+		"report.md":                     "my own notes",
+		"go.mod":                        "module example.com/x\n",
+		"testdata/rapid/TestX/a.fail":   "# my fail file\n",
+		"outboxcheck-report/README.txt": "not a report",
+	}
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755)
+		os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644)
+	}
+	t.Chdir(repo)
+	for _, args := range [][]string{
+		{"run", "--report-dir", "."},
+		{"run"}, // the default, outboxcheck-report, holds a file of the user's
+		{"run", "--loop", "--report-dir", repo},
+		{"report", "merge", "--out", ".", repo},
+	} {
+		code, _, stderr := cliErr(t, args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+		if args[0] == "run" && !strings.Contains(lastLine(stderr), "holds no outboxcheck report") {
+			t.Errorf("%v: %q", args, lastLine(stderr))
+		}
+	}
+	for name, body := range files {
+		if b, err := os.ReadFile(filepath.Join(repo, name)); err != nil || string(b) != body {
+			t.Errorf("%s: %q, %v; want it kept as %q", name, b, err, body)
+		}
+	}
+}

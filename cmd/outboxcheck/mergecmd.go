@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,11 +14,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("report merge", "Merges the reports of shards (outboxcheck run --shard i/n --report-dir ...) into one.", stderr)
 	out := fs.String("out", "", "the merged report's directory (required)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flagErrHelp) {
-			return nil
-		}
-		return &codedError{code: exitUsage, err: err}
+	if help, err := parseFlags(fs, args[1:]); help || err != nil {
+		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return usageErrorf("report merge needs --out DIR and at least one report directory")
@@ -36,7 +32,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("report merge: %v", err)
 	}
-	dir, err := writableDir(*out)
+	dir, err := ownReportDir(*out)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ses, err := openSession(*url)
+	ses, err := openSession(*url, stderr, false)
 	if err != nil {
 		return err
 	}

@@ -18,13 +18,14 @@ type progress struct {
 	total    int
 	deadline time.Time
 
-	mu     sync.Mutex
-	checks int
-	steps  int
-	faults int
-	begin  time.Time
-	done   chan struct{}
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	checks  int
+	shrinks int
+	steps   int
+	faults  int
+	begin   time.Time
+	done    chan struct{}
+	wg      sync.WaitGroup
 }
 
 func newProgress(w io.Writer, total int, deadline time.Time) *progress {
@@ -41,6 +42,13 @@ func newProgress(w io.Writer, total int, deadline time.Time) *progress {
 func (p *progress) check(h *properties.History) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if testHookCheck != nil {
+		testHookCheck(h)
+	}
+	if h.Shrinking {
+		p.shrinks++
+		return
+	}
 	p.checks++
 	p.steps += len(h.Entries)
 	for _, e := range h.Entries {
@@ -81,21 +89,21 @@ func (p *progress) stop() {
 
 func (p *progress) print() {
 	p.mu.Lock()
-	checks, steps, faults := p.checks, p.steps, p.faults
+	checks, shrinks, steps, faults := p.checks, p.shrinks, p.steps, p.faults
 	p.mu.Unlock()
 	el := time.Since(p.begin)
 	line := fmt.Sprintf("checks %d", checks)
 	if p.deadline.IsZero() {
 		line += fmt.Sprintf("/%d", p.total)
 	}
-	if checks > p.total {
-		line += " (shrinking a failure)"
+	if shrinks > 0 {
+		line = fmt.Sprintf("failed at check %d · shrinking (%d runs)", checks, shrinks)
 	}
 	line += fmt.Sprintf(" · %.0f steps/s · %d faults injected · %s elapsed", float64(steps)/el.Seconds(), faults, el.Round(time.Second))
 	switch {
 	case !p.deadline.IsZero():
 		line += fmt.Sprintf(" · %s left", max(0, time.Until(p.deadline)).Round(time.Second))
-	case checks > 0 && checks < p.total:
+	case shrinks == 0 && checks > 0 && checks < p.total:
 		eta := time.Duration(float64(el) / float64(checks) * float64(p.total-checks))
 		line += fmt.Sprintf(" · ETA %s", eta.Round(time.Second))
 	}
@@ -105,3 +113,6 @@ func (p *progress) print() {
 		fmt.Fprintf(p.w, "outboxcheck: %s\n", line)
 	}
 }
+
+// testHookCheck, if set (by tests only), sees every check as it ends.
+var testHookCheck func(*properties.History)

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
@@ -17,11 +17,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay REPORT-DIR", "Runs the recorded counterexample of a report again and prints it step by step,\nthe subject's result beside the model's expectation. Exits as the replay comes out.", stderr)
 	times := fs.Int("times", loopcheck.Replays, "a loop contract report: how many times to replay its schedule (real time does not replay exactly)")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flagErrHelp) {
-			return nil
-		}
-		return &codedError{code: exitUsage, err: err}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf("replay takes one report directory, got %d arguments", fs.NArg())
@@ -51,7 +48,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		if *times < 1 {
 			return usageErrorf("replay: --times must be at least 1, got %d", *times)
 		}
-		ses, err := openSession(*url)
+		ses, err := openSession(*url, stderr, false)
 		if err != nil {
 			return err
 		}
@@ -67,7 +64,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("replay: %v", err)
 	}
-	ses, err := openSession(*url)
+	ses, err := openSession(*url, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -77,9 +74,21 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer drop()
-	restore := properties.Budget{Checks: 1, FailFile: failFile}.Apply()
-	sum := properties.Run(properties.NewRecorder("outboxcheck/"+rep.Subject, nil), newSubject, opts)
-	restore()
+	rec := properties.NewRecorder("outboxcheck/"+rep.Subject, nil)
+	var sum properties.Summary
+	opts.MaxChecks = 1 // the fail file's, and not a random one after it
+	if err := inTempDir(func() {
+		// rapid also replays every fail file of the subject's name under
+		// the working directory's testdata: not the user's
+		restore := properties.Budget{Checks: 1, FailFile: failFile}.Apply()
+		sum = properties.Run(rec, newSubject, opts)
+		restore()
+	}); err != nil {
+		return infraError(err)
+	}
+	if why := unusableFailFile(rec.Output()); why != "" {
+		return usageErrorf("replay: the fail file %s cannot be replayed: %s", ce.FailFile, why)
+	}
 	again := &reports.Report{Subject: rep.Subject}
 	again.Fill(sum)
 
@@ -98,7 +107,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	switch {
-	case again.Verdict == rep.Verdict && again.Message == rep.Message:
+	case again.Verdict == rep.Verdict && sameFailure(again.Failure, rep.Failure):
 		fmt.Fprintf(stdout, "reproduced: %s\n", again.Message)
 	case again.Verdict == reports.Pass:
 		fmt.Fprintln(stdout, "NOT reproduced: every property held this time")
@@ -109,4 +118,23 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		return &codedError{code: code, err: fmt.Errorf("%s", again.Verdict), quiet: true}
 	}
 	return nil
+}
+
+// unusableFailFile is rapid's reason for passing over a fail file (it
+// then runs a fresh random check instead, which proves nothing), or "".
+func unusableFailFile(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if i := strings.Index(l, "[rapid] ignoring fail file: "); i >= 0 {
+			return l[i+len("[rapid] ignoring fail file: "):]
+		}
+		if strings.Contains(l, "[rapid] fail file") && strings.Contains(l, "is no longer valid") {
+			return "it does not replay its recorded length (it was recorded for other code, or cut short)"
+		}
+	}
+	return ""
+}
+
+// sameFailure: the same property, violated the same way.
+func sameFailure(a, b *reports.Counterexample) bool {
+	return a != nil && b != nil && a.Property == b.Property && a.Message == b.Message
 }

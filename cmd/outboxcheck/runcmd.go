@@ -53,11 +53,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if help || err != nil {
 		return err
 	}
-	ses, err := openSession(c.url)
+	ses, err := openSession(c.url, stderr, true)
 	if err != nil {
 		return err
 	}
 	defer ses.close()
+	if err := clearCounterexamples(c.reportDir); err != nil {
+		return err
+	}
 	if c.loop {
 		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %d schedules, seed %d\n",
 			c.subject, ses.cluster.Version, ses.cluster.Source, c.budget.Checks, c.budget.Seed)
@@ -84,13 +87,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	rep := c.newReport(ses)
 
 	budget := c.budget
+	budget.KeepFailFiles = c.reportDir != ""
+	opts.Interrupt = ses.intr.C
 	var sum properties.Summary
 	rec := properties.NewRecorder("outboxcheck/"+c.subject, live)
-	err = inDir(c.reportDir, func() {
-		if c.reportDir != "" {
-			budget.KeepFailFiles = true
-			os.RemoveAll("testdata/rapid") // a fail file of an earlier run here would be replayed first
-		}
+	failFile, err := inScratch(c.reportDir, func() {
 		restore := budget.Apply()
 		defer restore()
 		prog.start()
@@ -106,20 +107,17 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if rec.Failed() && sum.Failure == nil {
 		rep.Verdict, rep.Message = reports.Infrastructure, "rapid failed without a recorded failure: "+rec.Output()
 	}
-	if rep.Failure != nil && c.reportDir != "" {
-		if files, _ := filepath.Glob(filepath.Join(c.reportDir, "testdata", "rapid", "*", "*.fail")); len(files) > 0 {
-			slices.Sort(files)
-			rep.Failure.FailFile, _ = filepath.Rel(c.reportDir, files[len(files)-1])
-		}
+	if rep.Failure != nil {
+		rep.Failure.FailFile = failFile
 	}
-	fmt.Fprintf(stdout, "outboxcheck: %v\n", sum)
+	fmt.Fprintf(stdout, "outboxcheck: %v; %s\n", sum, rate(sum.Steps, rep.Seconds))
 	if err := c.write(rep); err != nil {
 		return err
 	}
 	if c.reportDir != "" {
 		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
 	}
-	return verdict(rep, stdout)
+	return verdict(rep, ses, stdout)
 }
 
 func (c *runConfig) newReport(ses *session) *reports.Report {
@@ -128,7 +126,7 @@ func (c *runConfig) newReport(ses *session) *reports.Report {
 	settings, _ := ses.cluster.Settings(ctx) // a report without them is still a report
 	return &reports.Report{Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
 		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
-		Environment: reports.Environment{Tool: commit(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+		Environment: reports.Environment{Tool: toolVersion(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source), ServerSettings: settings}}
 }
 
@@ -166,12 +164,18 @@ func (c *runConfig) write(rep *reports.Report) error {
 }
 
 // verdict prints the outcome and turns it into the exit code.
-func verdict(rep *reports.Report, stdout io.Writer) error {
+func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
 	switch rep.Verdict {
 	case reports.Pass:
 		fmt.Fprintln(stdout, "outboxcheck: every property held")
 		return nil
+	case reports.Interrupted:
+		fmt.Fprintf(stdout, "outboxcheck: %s\n", rep.Message)
+		return ses.intr.err()
 	case reports.Infrastructure:
+		if err := ses.interrupted(); err != nil {
+			return err // what broke was the interrupt's doing, not the plumbing's
+		}
 		return infraError(fmt.Errorf("%s", rep.Message))
 	}
 	ce := rep.Failure
@@ -185,26 +189,10 @@ func verdict(rep *reports.Report, stdout io.Writer) error {
 	if rep.Verdict == reports.Panic {
 		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}
 	}
+	if rep.Interrupted {
+		return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s (interrupted while shrinking: the counterexample is kept, shrunk as far as it got)", ce.Property)}
+	}
 	return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s", ce.Property)}
-}
-
-// inDir runs fn with dir as the working directory ("" = stay), because
-// rapid writes fail files relative to it.
-func inDir(dir string, fn func()) error {
-	if dir == "" {
-		fn()
-		return nil
-	}
-	old, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	if err := os.Chdir(dir); err != nil {
-		return err
-	}
-	defer os.Chdir(old)
-	fn()
-	return nil
 }
 
 func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
@@ -270,6 +258,9 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 		if c.newSubject, needs, err = subjectByName(*subject); err != nil {
 			return nil, false, err
 		}
+		if m, ok := mutants.ByName(*subject); ok && m.NeedsFaults && *noFaults {
+			fmt.Fprintf(stderr, "outboxcheck: warning: only faults expose mutant %s, and --no-faults turns them off: expect a pass\n", m.Name)
+		}
 	}
 	c.concurrent = *concurrent || needs
 	if *shard != "" {
@@ -289,7 +280,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 		c.budget.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1 // drawn here so the report can name it
 	}
 	if *reportDir != "" {
-		if c.reportDir, err = writableDir(*reportDir); err != nil {
+		if c.reportDir, err = ownReportDir(*reportDir); err != nil {
 			return nil, false, err
 		}
 	}
@@ -331,19 +322,6 @@ func parseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// writableDir makes dir (and its parents) and checks a file can be
-// written in it; it returns the absolute path.
-func writableDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", usageErrorf("--report-dir: %v", err)
-	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return "", usageErrorf("--report-dir: %v", err)
-	}
-	return abs, checkWritable(abs)
-}
-
 // subjectByName resolves --subject; the bool says it needs concurrency.
 func subjectByName(name string) (properties.NewSubject, bool, error) {
 	if name == "reference" {
@@ -362,4 +340,12 @@ func mutantNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// rate is "N steps, R steps/s" over seconds of wall time.
+func rate(steps int, seconds float64) string {
+	if seconds <= 0 {
+		return fmt.Sprintf("%d steps", steps)
+	}
+	return fmt.Sprintf("%d steps, %.0f steps/s", steps, float64(steps)/seconds)
 }
