@@ -32,27 +32,32 @@ const (
 
 // Report is one run, or the merge of shards.
 type Report struct {
-	Schema      string          `json:"schema"`
-	Environment Environment     `json:"environment"`
-	Subject     string          `json:"subject"`
-	SQLQueries  string          `json:"sql_queries,omitempty"` // the SQL contract's files, when it ran
-	SQLSchema   string          `json:"sql_schema,omitempty"`
-	Args        []string        `json:"args"`  // the command line after `run`
-	Seed        uint64          `json:"seed"`  // the run's first seed
-	Shard       string          `json:"shard"` // "i/n", or "" for an unsharded run
-	Faults      bool            `json:"faults"`
-	Concurrent  bool            `json:"concurrent"`
-	Started     time.Time       `json:"started"`
-	Seconds     float64         `json:"seconds"`
-	Checks      int             `json:"checks"`
-	ShrinkRuns  int             `json:"shrink_runs"`
-	Steps       int             `json:"steps"` // actions run over all checks, shrinking excluded
-	Verdict     string          `json:"verdict"`
-	Message     string          `json:"message,omitempty"` // the failure in one line
-	Properties  []Property      `json:"properties"`
-	Coverage    Coverage        `json:"coverage"`
-	Failure     *Counterexample `json:"counterexample,omitempty"`
-	Merged      []string        `json:"merged,omitempty"` // shards this report merges
+	Schema      string      `json:"schema"`
+	Environment Environment `json:"environment"`
+	Subject     string      `json:"subject"`
+	// SQLQueries and SQLSchema are the SQL contract's files, when it ran:
+	// relative paths are copies inside the report directory (replay uses
+	// them), absolute ones the user's files themselves (no report
+	// directory). SQLFrom are the user's files the copies were taken from.
+	SQLQueries string          `json:"sql_queries,omitempty"`
+	SQLSchema  string          `json:"sql_schema,omitempty"`
+	SQLFrom    []string        `json:"sql_from,omitempty"`
+	Args       []string        `json:"args"`  // the command line after `run`
+	Seed       uint64          `json:"seed"`  // the run's first seed
+	Shard      string          `json:"shard"` // "i/n", or "" for an unsharded run
+	Faults     bool            `json:"faults"`
+	Concurrent bool            `json:"concurrent"`
+	Started    time.Time       `json:"started"`
+	Seconds    float64         `json:"seconds"`
+	Checks     int             `json:"checks"`
+	ShrinkRuns int             `json:"shrink_runs"`
+	Steps      int             `json:"steps"` // actions run over all checks, shrinking excluded
+	Verdict    string          `json:"verdict"`
+	Message    string          `json:"message,omitempty"` // the failure in one line
+	Properties []Property      `json:"properties"`
+	Coverage   Coverage        `json:"coverage"`
+	Failure    *Counterexample `json:"counterexample,omitempty"`
+	Merged     []string        `json:"merged,omitempty"` // shards this report merges
 	// Interrupted says a signal stopped the run. With a violation, the
 	// counterexample is shrunk as far as it got before the signal.
 	Interrupted bool `json:"interrupted,omitempty"`

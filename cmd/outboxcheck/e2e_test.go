@@ -132,3 +132,53 @@ func TestRunLoopFailure(t *testing.T) {
 		t.Errorf("report.html lacks the property or the story:\n%.2000s", dom)
 	}
 }
+
+// The team's own SQL: a typo in it is exit 2 with file, line and query,
+// before any check runs; a run keeps copies of the files it ran, and
+// replay uses them after the user's files have moved.
+func TestSQLContractErrorsAndCopies(t *testing.T) {
+	seed, err := os.ReadFile("../../adapters/sqlfile/testdata/seed_runtime.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(work, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	good := write("good.sql", string(seed))
+	missing := write("missing.sql", strings.Replace(string(seed), "FROM outbox_events\n    WHERE (outbox_events.status IN", "FROM outbox_eventz\n    WHERE (outbox_events.status IN", 1))
+	badSchema := write("schema.sql", "CREATE TABLE ok (id int);\nCREATE TABLE broken (id int,,);\n")
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--sql-queries", missing}, "missing.sql:4: query ClaimOutboxEvents: relation \"outbox_eventz\" does not exist"},
+		{[]string{"--sql-queries", good, "--sql-schema", badSchema}, "schema.sql:2: schema: syntax error"},
+	} {
+		args := append([]string{"run", "--no-faults", "--checks", "5", "--report-dir", ""}, c.args...)
+		code, _, stderr := cliErr(t, args...)
+		if code != exitUsage || !strings.Contains(lastLine(stderr), c.says) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, lastLine(stderr), exitUsage, c.says)
+		}
+	}
+
+	broken, err := os.ReadFile("../../adapters/sqlfile/testdata/broken_ignores_available_at.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := write("team.sql", string(broken))
+	dir := filepath.Join(t.TempDir(), "report")
+	if code, _ := cli(t, "run", "--no-faults", "--checks", "100", "--seed", "3", "--shrink-time", "5s", "--sql-queries", queries, "--report-dir", dir); code != exitViolation {
+		t.Fatalf("exit %d, want %d", code, exitViolation)
+	}
+	rep, err := reports.Read(dir)
+	if err != nil || rep.SQLQueries != queriesCopy || len(rep.SQLFrom) != 1 || rep.SQLFrom[0] != queries {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	os.Remove(queries) // the user's file is gone; the report's copy is not
+	if code, out := cli(t, "replay", dir); code != exitViolation || !strings.Contains(out, "reproduced:") {
+		t.Fatalf("replay exit %d:\n%s", code, out)
+	}
+}

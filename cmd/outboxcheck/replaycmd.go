@@ -57,7 +57,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	var newSubject properties.NewSubject
 	if rep.SQLQueries != "" {
-		newSubject, err = sqlfile.New(rep.SQLQueries, rep.SQLSchema)
+		newSubject, err = sqlfile.New(reportSQL(dir, rep.SQLQueries), reportSQL(dir, rep.SQLSchema))
 	} else {
 		newSubject, _, err = subjectByName(rep.Subject)
 	}

@@ -85,7 +85,7 @@ func clearCounterexamples(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	for _, name := range []string{failFileName, scheduleFile} {
+	for _, name := range []string{failFileName, scheduleFile, queriesCopy, schemaCopy} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return usageErrorf("report directory: %v", err)
 		}

@@ -61,6 +61,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := clearCounterexamples(c.reportDir); err != nil {
 		return err
 	}
+	if c.sqlQueries != "" {
+		if err := preflight(ses, c.sqlQueries, c.sqlSchema); err != nil {
+			return err
+		}
+	}
 	if c.loop {
 		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %d schedules, seed %d\n",
 			c.subject, ses.cluster.Version, ses.cluster.Source, c.budget.Checks, c.budget.Seed)
@@ -146,6 +151,9 @@ func shardText(s string) string {
 
 // write writes the report directory and the JUnit file, if asked for.
 func (c *runConfig) write(rep *reports.Report) error {
+	if err := copySQL(c.reportDir, rep); err != nil {
+		return err
+	}
 	if c.reportDir != "" {
 		if err := reports.Write(c.reportDir, rep); err != nil {
 			return usageErrorf("write report: %v", err)
