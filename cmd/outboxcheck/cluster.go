@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -48,6 +49,23 @@ func openSession(url string, stderr io.Writer, graceful bool) (*session, error) 
 	}
 	intr.onForce(func() { c.Close() })
 	return &session{ctx: context.Background(), cluster: c, intr: intr}, nil
+}
+
+// sweep drops the tool's databases on a URL server whose run is provably
+// gone (killed with SIGKILL before it could drop its own), and says so.
+func (s *session) sweep(stderr io.Writer) {
+	if s.cluster.Source != pgprov.SourceURL {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	dropped, err := s.cluster.SweepLeftovers(ctx)
+	for _, l := range dropped {
+		fmt.Fprintf(stderr, "outboxcheck: dropped database %s, left by a run that is gone\n", l)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxcheck: warning: sweeping leftover databases: %s\n", oneLine(err.Error()))
+	}
 }
 
 func (s *session) close() {

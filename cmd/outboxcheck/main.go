@@ -29,6 +29,7 @@ commands:
   replay    run a report's counterexample again, step by step
   report    'report merge --out DIR DIR...': merge shard reports
   bench     measure time to kill, steps/s and the soak baseline; write BENCHMARKS.md
+  clean     list and drop the databases runs left on a --database-url server
 
 Run 'outboxcheck <command> -h' for a command's flags.
 
@@ -39,9 +40,11 @@ the local server binaries (a throwaway cluster).
 exit codes:
   0  every property held
   1  a property was violated (mutants: a mutant survived or the reference failed)
-  2  usage or configuration error
+  2  usage or configuration error (bad flags; the team's queries or schema)
   3  infrastructure error (PostgreSQL could not start, the cluster was lost,
      a deadline on the harness's own plumbing)
+  130, 143  interrupted by SIGINT or SIGTERM, nothing found (run: a violation
+     found before the signal is kept and exits 1)
 `
 
 func main() { os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr)) }
@@ -62,11 +65,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return replayCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
+	case "clean":
+		return cleanCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageErrorf("unknown command %q (want run, mutants, replay, report or bench; see outboxcheck --help)", args[0])
+	return usageErrorf("unknown command %q (want run, mutants, replay, report, bench or clean; see outboxcheck --help)", args[0])
 }
 
 // exitCode prints err on one line and maps it to the exit code.

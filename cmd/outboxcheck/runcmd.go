@@ -58,6 +58,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ses.close()
+	ses.sweep(stderr)
 	if err := clearCounterexamples(c.reportDir); err != nil {
 		return err
 	}

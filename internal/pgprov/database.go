@@ -13,8 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ownerMark is the comment every database the tool creates carries. A
-// database without it is never reset or dropped.
+// ownerMark begins the comment every database the tool creates carries
+// (see owner.go). A database without it is never reset or dropped, nor
+// one with it that this process did not create.
 const ownerMark = "created by outboxcheck; safe to drop"
 
 // ddlTimeout bounds CREATE and DROP DATABASE.
@@ -42,7 +43,10 @@ func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident+" TEMPLATE template0"); err != nil {
 		return nil, fmt.Errorf("create database %s: %w", name, err)
 	}
-	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+ident+" IS '"+ownerMark+"'"); err != nil {
+	o := thisRun()
+	o.Token = randomHex(16)
+	owned.Store(name, o.Token)
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+ident+" IS '"+strings.ReplaceAll(o.comment(), "'", "''")+"'"); err != nil {
 		return nil, fmt.Errorf("mark database %s: %w", name, err)
 	}
 	url, err := withDatabase(c.adminURL, name)
@@ -78,12 +82,13 @@ func (d *Database) Drop(ctx context.Context) error {
 	d.cluster.mu.Lock()
 	delete(d.cluster.dbs, d)
 	d.cluster.mu.Unlock()
+	owned.Delete(d.Name)
 	return nil
 }
 
 // ErrNotOwned is returned when asked to work in a database the tool did not
 // create.
-var ErrNotOwned = errors.New("database was not created by outboxcheck; refusing to touch it")
+var ErrNotOwned = errors.New("database was not created by this outboxcheck run; refusing to touch it")
 
 // EnsureOwned fails with ErrNotOwned unless the database conn is connected
 // to carries the tool's mark. Callers check it before deleting rows.
@@ -105,7 +110,9 @@ func checkOwned(ctx context.Context, conn *pgx.Conn, name string) error {
 	if err != nil {
 		return fmt.Errorf("check database owner: %w", err)
 	}
-	if mark == nil || *mark != ownerMark {
+	o, ok := parseOwner(deref(mark))
+	token, mine := owned.Load(name)
+	if !ok || !mine || o.Token != token.(string) {
 		return fmt.Errorf("%s: %w", name, ErrNotOwned)
 	}
 	return nil

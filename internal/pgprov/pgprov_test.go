@@ -34,6 +34,10 @@ func TestLocalClusterLifecycle(t *testing.T) {
 		t.Fatal("TCP login with a wrong password succeeded: auth is not password-based")
 	}
 
+	if st, err := os.Stat(c.local.logPath()); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("postgres.log: %v, %v; want it readable by its owner only (0600)", st.Mode(), err)
+	}
+
 	db, err := c.NewDatabase(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +59,26 @@ func TestLocalClusterLifecycle(t *testing.T) {
 	if err := EnsureOwned(ctx, admin); !errors.Is(err, ErrNotOwned) {
 		t.Fatalf("EnsureOwned(postgres) = %v, want ErrNotOwned", err)
 	}
+	// A comment is no proof: a database that carries our own database's
+	// mark, copied word for word, is still not this run's.
+	var mark string
+	if err := admin.QueryRow(ctx, "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1", db.Name).Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{"CREATE DATABASE forged", "COMMENT ON DATABASE forged IS '" + mark + "'"} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forgedURL, _ := withDatabase(c.adminURL, "forged")
+	forged, err := connect(ctx, forgedURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureOwned(ctx, forged); !errors.Is(err, ErrNotOwned) {
+		t.Fatalf("EnsureOwned(forged) = %v, want ErrNotOwned", err)
+	}
+	forged.Close(ctx)
 	admin.Close(ctx)
 
 	if err := db.Drop(ctx); err != nil {

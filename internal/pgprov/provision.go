@@ -122,6 +122,10 @@ func imageFor(opts Options) string {
 // crash and restart it).
 func (c *Cluster) Owned() bool { return c.local != nil }
 
+// URL is the server's admin connection string (its postgres database),
+// for a tool that runs on this server through --database-url.
+func (c *Cluster) URL() string { return c.adminURL }
+
 // ErrNotOwnedServer is returned by Crash when the harness does not own the
 // server process (a URL or a container).
 var ErrNotOwnedServer = errors.New("the harness does not own this PostgreSQL server: database crashes are not applicable")
