@@ -43,13 +43,14 @@ type check struct {
 	lingering []*relay // killed, yet Dispatch had not returned
 	stopC     context.CancelFunc
 	consWG    sync.WaitGroup
-	prod      *pgx.Conn
+	prod      producer
 }
 
 func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	now := time.Now()
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
+	c.prod = c.newProducer()
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
@@ -170,11 +171,7 @@ func (c *check) shutdown() {
 		c.stopC()
 		c.consWG.Wait()
 	}
-	if c.prod != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		c.prod.Close(ctx)
-		cancel()
-	}
+	c.prod.close()
 }
 
 func (c *check) step(st Step) {
@@ -237,7 +234,7 @@ func (c *check) step(st Step) {
 // retry budget (Env.RetryBudget): a correct subject may give up after it.
 func (c *check) brokerDown(d time.Duration) {
 	input := "for " + d.String()
-	if _, ok := c.subj.(DeadLetterer); !ok {
+	if _, ok := capability[DeadLetterer](c.subj); !ok {
 		left := c.opts.RetryBudget - c.downtime
 		if d > left {
 			d = max(left, 0)
@@ -258,7 +255,7 @@ func (c *check) poison(st Step) {
 	pay, n, input := fmt.Sprintf("pay-%d", c.pays+st.N), st.After, poisonText(st.After)
 	if n == 0 {
 		n = forever
-		if _, ok := c.subj.(DeadLetterer); !ok {
+		if _, ok := capability[DeadLetterer](c.subj); !ok {
 			n, input = 3, "for 3 publishes (for ever is only for a subject that shows its dead letters)"
 		}
 	}

@@ -92,7 +92,7 @@ var errConsumerCrash = errors.New("the harness crashed the consumer here")
 // delivered again later. A subject without failpoints cannot be crashed
 // there: the step says so.
 func (c *check) crashConsumer(st Step) {
-	fp, ok := c.subj.(Failpointer)
+	fp, ok := capability[Failpointer](c.subj)
 	msgs := c.bro.messages()
 	switch {
 	case !ok:

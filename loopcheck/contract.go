@@ -17,6 +17,7 @@ package loopcheck
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +47,32 @@ type Subject interface {
 	Effects(ctx context.Context) (map[string]int, error)
 	Close() error
 }
+
+// SQLEnqueuer is a Subject that enqueues on database/sql (lib/pq-style
+// libraries, GORM, sqlx, bun): the harness then calls EnqueueSQL, never
+// Enqueue, with a *sql.Tx it opened through pgx's stdlib driver on the
+// producer's link, and commits or rolls it back itself, as it does a
+// pgx.Tx. EnqueueSQL must neither commit nor roll back tx. A subject
+// with no pgx code of its own implements SQLSubject and is handed to the
+// harness through SQL.
+type SQLEnqueuer interface {
+	EnqueueSQL(ctx context.Context, tx *sql.Tx, p properties.Payment) error
+}
+
+// SQLSubject is a Subject that enqueues only on database/sql: Subject
+// with EnqueueSQL in place of Enqueue. The optional interfaces
+// (DeadLetterer, Pender, Failpointer) apply to it as to a Subject.
+type SQLSubject interface {
+	Reset(ctx context.Context) error
+	SQLEnqueuer
+	Dispatch(ctx context.Context, i int, pub properties.Publisher) error
+	Handle(ctx context.Context, m properties.Message) error
+	Effects(ctx context.Context) (map[string]int, error)
+	Close() error
+}
+
+// NewSQLSubject builds an SQLSubject and creates its schema.
+type NewSQLSubject func(ctx context.Context, env Env) (SQLSubject, error)
 
 // DeadLetterer is a Subject that gives up on events (after its maximum
 // attempts) and keeps them durably visible as dead: a dead-letter table, a

@@ -55,12 +55,12 @@ func (c *check) read() (endState, error) {
 		if e.fx, err = c.subj.Effects(ctx); err != nil {
 			return err
 		}
-		if d, ok := c.subj.(DeadLetterer); ok {
+		if d, ok := capability[DeadLetterer](c.subj); ok {
 			if e.dead, err = setOf(d.DeadLetters(ctx)); err != nil {
 				return fmt.Errorf("dead letters: %w", err)
 			}
 		}
-		if p, ok := c.subj.(Pender); ok {
+		if p, ok := capability[Pender](c.subj); ok {
 			if e.pending, err = setOf(p.Pending(ctx)); err != nil {
 				return fmt.Errorf("pending: %w", err)
 			}

@@ -6,10 +6,37 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/outboxcheck/outboxcheck/properties"
 )
+
+// producer is the harness's session on the producer's link: pgx's for a
+// Subject's Enqueue, database/sql's (pgx stdlib) for an SQLEnqueuer.
+// Both keep one connection across payments and drop it after any error.
+type producer interface {
+	// begin opens a transaction, connecting first if need be.
+	begin(ctx context.Context) (producerTx, error)
+	// discard closes the connection abruptly: one in doubt (a statement
+	// whose reply may still come) is never reused.
+	discard()
+	// close ends the session; the producer is usable again after it.
+	close()
+}
+
+// producerTx is one producer transaction, on either driver.
+type producerTx interface {
+	enqueue(ctx context.Context, p properties.Payment) error
+	commit(ctx context.Context) error
+	rollback(ctx context.Context) error
+}
+
+// newProducer is the session the subject's enqueue needs.
+func (c *check) newProducer() producer {
+	conn := func() string { return c.env.ConnString(properties.Actor{Role: properties.Producer}) }
+	if enq, ok := capability[SQLEnqueuer](c.subj); ok {
+		return &sqlProducer{connString: conn, enq: enq}
+	}
+	return &pgxProducer{connString: conn, subj: c.subj}
+}
 
 // produce writes one payment in a transaction of the harness's own,
 // through the producer's link, and commits or rolls it back. An error
@@ -21,30 +48,7 @@ func (c *check) produce(commit bool) {
 	action := map[bool]string{true: "Commit", false: "Rollback"}[commit]
 	ctx, cancel := context.WithTimeout(c.ctx, c.producerTimeout())
 	defer cancel()
-	err := func() error {
-		if c.prod == nil || c.prod.IsClosed() {
-			conn, err := pgx.Connect(ctx, c.env.ConnString(properties.Actor{Role: properties.Producer}))
-			if err != nil {
-				return err
-			}
-			c.prod = conn
-		}
-		tx, err := c.prod.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		if err := c.subj.Enqueue(ctx, tx, p); err != nil {
-			tx.Rollback(ctx)
-			return err
-		}
-		if !commit {
-			return tx.Rollback(ctx)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return errCommit{err}
-		}
-		return nil
-	}()
+	err := transact(ctx, c.prod, p, commit)
 	var ce errCommit
 	switch {
 	case !commit:
@@ -54,10 +58,36 @@ func (c *check) produce(commit bool) {
 	case errors.As(err, &ce):
 		c.maybe[p.ID] = true // the COMMIT went out: it may have committed
 	}
-	if err != nil && c.prod != nil {
-		_ = c.prod.PgConn().Conn().Close() // never reuse a connection in doubt
+	if err != nil {
+		c.prod.discard() // never reuse a connection in doubt
 	}
 	c.record(action, "producer", p.ID, result(err, "ok"))
+}
+
+// transact runs one producer transaction: begin, the subject's enqueue,
+// then commit or rollback. It classifies alike on both drivers: every
+// error of the commit itself is an errCommit (indeterminate), whatever
+// it says, since the COMMIT may have gone out and landed with its reply
+// lost. pgx may then call it "conn closed" and safe to retry;
+// database/sql may pass on pgx's error, or say driver.ErrBadConn,
+// sql.ErrTxDone or the context's error. None of them proves that
+// nothing committed, so none is taken to.
+func transact(ctx context.Context, prod producer, p properties.Payment, commit bool) error {
+	tx, err := prod.begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := tx.enqueue(ctx, p); err != nil {
+		_ = tx.rollback(ctx)
+		return err
+	}
+	if !commit {
+		return tx.rollback(ctx)
+	}
+	if err := tx.commit(ctx); err != nil {
+		return errCommit{err}
+	}
+	return nil
 }
 
 // faultyProducerTimeout bounds a producer call while the harness has a

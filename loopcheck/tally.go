@@ -107,13 +107,13 @@ func (r *runner) summarize(sum *properties.Summary) {
 	for k, v := range loopOnly {
 		sum.NotApplicable[k] = v
 	}
-	if _, ok := r.subj.(DeadLetterer); !ok {
+	if _, ok := capability[DeadLetterer](r.subj); !ok {
 		sum.NotApplicable["dead letters"] = fmt.Sprintf("the subject reports no dead letters: broker downtime was kept within the retry budget (%v) per schedule", r.opts.RetryBudget)
 	}
-	if _, ok := r.subj.(Failpointer); !ok {
+	if _, ok := capability[Failpointer](r.subj); !ok {
 		sum.NotApplicable["consumer crashes"] = "the subject's consumer has no failpoints (Failpointer): crash steps are skipped"
 	}
-	if _, ok := r.subj.(Pender); !ok {
+	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
 	}
 }
