@@ -21,7 +21,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("| | |")
 	p("|---|---|")
 	p("| subject | `%s` |", r.Subject)
-	p("| checks | %d (+%d replayed while shrinking), %d steps, %.0f steps/s |", r.Checks, r.ShrinkRuns, r.Steps, r.StepsPerSecond())
+	p("| checks | %d (+%d replayed while shrinking), %d steps, %.0f steps/s |", r.Checks, r.ShrinkRuns, r.Steps, r.StepsPerSecond)
 	p("| seed | %d |", r.Seed)
 	if r.Shard != "" {
 		p("| shard | %s |", r.Shard)

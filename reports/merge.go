@@ -35,6 +35,8 @@ func Merge(rs []*Report) (*Report, error) {
 		m.Checks += r.Checks
 		m.ShrinkRuns += r.ShrinkRuns
 		m.Steps += r.Steps
+		m.StepsPerSecond += r.StepsPerSecond // shards run side by side
+		m.Interrupted = m.Interrupted || r.Interrupted
 		if rank(r.Verdict) > rank(m.Verdict) {
 			m.Verdict, m.Message = r.Verdict, r.Message
 		}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Schema names the report.json format. A change that breaks readers bumps
@@ -39,25 +41,28 @@ type Report struct {
 	// relative paths are copies inside the report directory (replay uses
 	// them), absolute ones the user's files themselves (no report
 	// directory). SQLFrom are the user's files the copies were taken from.
-	SQLQueries string          `json:"sql_queries,omitempty"`
-	SQLSchema  string          `json:"sql_schema,omitempty"`
-	SQLFrom    []string        `json:"sql_from,omitempty"`
-	Args       []string        `json:"args"`  // the command line after `run`
-	Seed       uint64          `json:"seed"`  // the run's first seed
-	Shard      string          `json:"shard"` // "i/n", or "" for an unsharded run
-	Faults     bool            `json:"faults"`
-	Concurrent bool            `json:"concurrent"`
-	Started    time.Time       `json:"started"`
-	Seconds    float64         `json:"seconds"`
-	Checks     int             `json:"checks"`
-	ShrinkRuns int             `json:"shrink_runs"`
-	Steps      int             `json:"steps"` // actions run over all checks, shrinking excluded
-	Verdict    string          `json:"verdict"`
-	Message    string          `json:"message,omitempty"` // the failure in one line
-	Properties []Property      `json:"properties"`
-	Coverage   Coverage        `json:"coverage"`
-	Failure    *Counterexample `json:"counterexample,omitempty"`
-	Merged     []string        `json:"merged,omitempty"` // shards this report merges
+	SQLQueries string    `json:"sql_queries,omitempty"`
+	SQLSchema  string    `json:"sql_schema,omitempty"`
+	SQLFrom    []string  `json:"sql_from,omitempty"`
+	Args       []string  `json:"args"`  // the command line after `run`
+	Seed       uint64    `json:"seed"`  // the run's first seed
+	Shard      string    `json:"shard"` // "i/n", or "" for an unsharded run
+	Faults     bool      `json:"faults"`
+	Concurrent bool      `json:"concurrent"`
+	Started    time.Time `json:"started"`
+	Seconds    float64   `json:"seconds"`
+	Checks     int       `json:"checks"`
+	ShrinkRuns int       `json:"shrink_runs"`
+	Steps      int       `json:"steps"` // actions run over all checks, shrinking excluded
+	// StepsPerSecond is Steps per wall second up to the first failure
+	// (SetRate).
+	StepsPerSecond float64         `json:"steps_per_second"`
+	Verdict        string          `json:"verdict"`
+	Message        string          `json:"message,omitempty"` // the failure in one line
+	Properties     []Property      `json:"properties"`
+	Coverage       Coverage        `json:"coverage"`
+	Failure        *Counterexample `json:"counterexample,omitempty"`
+	Merged         []string        `json:"merged,omitempty"` // shards this report merges
 	// Interrupted says a signal stopped the run. With a violation, the
 	// counterexample is shrunk as far as it got before the signal.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -125,13 +130,18 @@ type Step struct {
 	Expect string `json:"expect,omitempty"`
 }
 
-// StepsPerSecond is the run's throughput: generated steps over its wall
-// time (shrinking included); 0 when the time is unknown.
-func (r *Report) StepsPerSecond() float64 {
-	if r.Seconds <= 0 {
-		return 0
+// SetRate sets StepsPerSecond: the generated checks' steps per wall
+// second up to the first failure (shrinking excluded), or over the whole
+// run if none failed. Call it once Steps and Seconds are set.
+func (r *Report) SetRate(sum properties.Summary) {
+	secs := r.Seconds
+	if sum.First != nil {
+		secs = sum.First.Elapsed.Seconds()
 	}
-	return float64(r.Steps) / r.Seconds
+	r.StepsPerSecond = 0
+	if secs > 0 {
+		r.StepsPerSecond = float64(r.Steps) / secs
+	}
 }
 
 // ExitCode is the code the CLI exits with for this verdict.

@@ -61,8 +61,9 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) 
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	rep.Fill(res.Summary)
 	rep.Steps = res.Steps
+	rep.SetRate(res.Summary)
 	fillLoopVerdicts(rep, res)
-	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s; %s\n", res.Coverage(), rate(res.Steps, rep.Seconds))
+	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s; %s\n", res.Coverage(), rate(rep))
 	if f := res.Failure; f != nil && !f.Infrastructure {
 		fmt.Fprintln(stdout, res.Story())
 		if err := saveSchedule(c, rep, res); err != nil {

@@ -97,9 +97,10 @@ func (p *progress) print() {
 		line += fmt.Sprintf("/%d", p.total)
 	}
 	if shrinks > 0 {
-		line = fmt.Sprintf("failed at check %d · shrinking (%d runs)", checks, shrinks)
+		line = fmt.Sprintf("shrinking a failure found at check %d · %d replays · %s elapsed", checks, shrinks, el.Round(time.Second))
+	} else {
+		line += fmt.Sprintf(" · %.0f steps/s · %d faults injected · %s elapsed", float64(steps)/el.Seconds(), faults, el.Round(time.Second))
 	}
-	line += fmt.Sprintf(" · %.0f steps/s · %d faults injected · %s elapsed", float64(steps)/el.Seconds(), faults, el.Round(time.Second))
 	switch {
 	case !p.deadline.IsZero():
 		line += fmt.Sprintf(" · %s left", max(0, time.Until(p.deadline)).Round(time.Second))

@@ -110,13 +110,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	rep.Fill(sum)
 	rep.Steps = sum.Steps
+	rep.SetRate(sum)
 	if rec.Failed() && sum.Failure == nil {
 		rep.Verdict, rep.Message = reports.Infrastructure, "rapid failed without a recorded failure: "+rec.Output()
 	}
 	if rep.Failure != nil {
 		rep.Failure.FailFile = failFile
 	}
-	fmt.Fprintf(stdout, "outboxcheck: %v; %s\n", sum, rate(sum.Steps, rep.Seconds))
+	fmt.Fprintf(stdout, "outboxcheck: %v; %s\n", sum, rate(rep))
 	if err := c.write(rep); err != nil {
 		return err
 	}
@@ -351,10 +352,7 @@ func mutantNames() []string {
 	return names
 }
 
-// rate is "N steps, R steps/s" over seconds of wall time.
-func rate(steps int, seconds float64) string {
-	if seconds <= 0 {
-		return fmt.Sprintf("%d steps", steps)
-	}
-	return fmt.Sprintf("%d steps, %.0f steps/s", steps, float64(steps)/seconds)
+// rate is "N steps, R steps/s" (Report.SetRate).
+func rate(rep *reports.Report) string {
+	return fmt.Sprintf("%d steps, %.0f steps/s", rep.Steps, rep.StepsPerSecond)
 }
