@@ -29,16 +29,20 @@ func TestRefusesForeignDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	var mark string
+	if err := conn.QueryRow(context.Background(), "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1", db.Name).Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS NULL"); err != nil {
 		t.Fatal(err)
 	}
 	c := properties.NewRecorder(t.Name(), nil)
 	sum := properties.Run(c, reference.New, properties.Options{DatabaseURL: db.URL})
 	// Give the mark back so the test's cleanup may drop the database.
-	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS 'created by outboxcheck; safe to drop'"); err != nil {
+	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS '"+mark+"'"); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Failed() || !strings.Contains(c.Output(), "not created by outboxcheck") {
+	if !c.Failed() || !strings.Contains(c.Output(), "not created by this outboxcheck run") {
 		t.Fatalf("ran in a foreign database; output:\n%s", c.Output())
 	}
 	if f := sum.Failure; f == nil || !f.Infrastructure || sum.Checks != 0 {

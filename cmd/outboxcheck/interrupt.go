@@ -24,16 +24,18 @@ type interrupts struct {
 	sig    os.Signal
 	force  func()
 	done   chan struct{}
+	exited chan struct{} // closed when watch returns
 }
 
 func watchInterrupts(stderr io.Writer, graceful bool) *interrupts {
-	i := &interrupts{C: make(chan struct{}), graceful: graceful, sigc: make(chan os.Signal, 2), stderr: stderr, done: make(chan struct{})}
+	i := &interrupts{C: make(chan struct{}), graceful: graceful, sigc: make(chan os.Signal, 2), stderr: stderr, done: make(chan struct{}), exited: make(chan struct{})}
 	signal.Notify(i.sigc, syscall.SIGINT, syscall.SIGTERM)
 	go i.watch()
 	return i
 }
 
 func (i *interrupts) watch() {
+	defer close(i.exited)
 	for {
 		select {
 		case <-i.done:
@@ -71,9 +73,11 @@ func (i *interrupts) onForce(f func()) { i.mu.Lock(); i.force = f; i.mu.Unlock()
 // signal is the first signal received, or nil.
 func (i *interrupts) signal() os.Signal { i.mu.Lock(); defer i.mu.Unlock(); return i.sig }
 
+// stop stops watching, and returns once nothing more will be written.
 func (i *interrupts) stop() {
 	signal.Stop(i.sigc)
 	close(i.done)
+	<-i.exited
 }
 
 // err is the error of a run the signal stopped before it found anything:
@@ -89,4 +93,17 @@ func exitSignal(sig os.Signal) int {
 		return 128 + int(s)
 	}
 	return 128 + int(syscall.SIGINT)
+}
+
+// lockedWriter serializes writes: the progress line, the interrupt's line
+// and a command's own output share stderr from their goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

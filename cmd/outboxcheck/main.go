@@ -50,6 +50,7 @@ exit codes:
 func main() { os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	stderr = &lockedWriter{w: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return usageErrorf("no command given")
