@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/internal/pgprov"
@@ -18,6 +19,9 @@ func cleanCmd(args []string, stdout, stderr io.Writer) error {
 	all := fs.Bool("all", false, "drop them even if their run may still be running (another host, or an older version's mark)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
+	}
+	if *url == "" && os.Getenv(pgprov.EnvDatabaseURL) == "" {
+		return usageErrorf("clean needs --database-url or %s: a server the tool starts itself holds nothing to clean", pgprov.EnvDatabaseURL)
 	}
 	ses, err := openSession(*url, stderr, false)
 	if err != nil {

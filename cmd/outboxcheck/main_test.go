@@ -13,6 +13,7 @@ import (
 // Bad input gets one clear line on stderr and a distinct exit code, and
 // leaves nothing half-written.
 func TestBadInput(t *testing.T) {
+	t.Setenv("OUTBOXCHECK_DATABASE_URL", "") // the cases give their own, or none
 	readonly := filepath.Join(t.TempDir(), "ro")
 	os.Mkdir(readonly, 0o555)
 	foreign := t.TempDir()
@@ -42,6 +43,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"replay", corrupt}, exitUsage, "not an outboxcheck report"},
 		{[]string{"report", "merge", "--out", t.TempDir()}, exitUsage, "at least one report directory"},
 		{[]string{"bench", "--seeds", "0"}, exitUsage, "must be positive"},
+		{[]string{"clean"}, exitUsage, "clean needs --database-url"},
 	}
 	if os.Geteuid() != 0 { // root writes anywhere
 		cases = append(cases, struct {
