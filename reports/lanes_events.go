@@ -137,6 +137,9 @@ func (b *builder) bar(x0, x1, y, h int, st, text, title, side string) []shape {
 	if h < eventH-6 {
 		fs = "sttext small"
 	}
+	if _, st, ok := strings.Cut(text, ": "); ok && !fits(text, x1-x0) {
+		text = st // "model: " does not fit: the half says which side it is
+	}
 	return append(out, repeatText(x0, x1, y+h-3, text, fs, title)...)
 }
 
@@ -173,8 +176,11 @@ const labelEvery = 420
 // labelEvery pixels, where it fits.
 func repeatText(x0, x1, y int, text, class, title string) []shape {
 	var out []shape
-	for x := x0; len(text)*6+6 <= x1-x; x += labelEvery {
+	for x := x0; fits(text, x1-x); x += labelEvery {
 		out = append(out, shape{Kind: "text", X: x + 3, Y: y, Class: class, Text: text, Title: title})
 	}
 	return out
 }
+
+// fits reports whether text fits in w pixels of the timeline's small type.
+func fits(text string, w int) bool { return len([]rune(text))*6+6 <= w }

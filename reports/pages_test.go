@@ -113,7 +113,7 @@ func TestTimelineLanes(t *testing.T) {
 	for _, l := range tl.Labels {
 		labels = append(labels, l.Text)
 	}
-	for _, want := range []string{"faults", "actors", "broker", "events", "event …1 · pay-1", "event …4 · pay-2"} {
+	for _, want := range []string{"faults", "actors", "broker", "events", "event …01 · pay-1", "event …04 · pay-2"} {
 		if !strings.Contains(strings.Join(labels, "\n"), want) {
 			t.Errorf("no lane %q in %q", want, labels)
 		}
@@ -143,5 +143,17 @@ func TestOldReportsRender(t *testing.T) {
 	j, _ := json.Marshal(Step{N: 1})
 	if strings.Contains(string(j), "outcome") || strings.Contains(string(j), "rows") {
 		t.Fatalf("new fields are not omitted when empty: %s", j)
+	}
+}
+
+// Ids from a deterministic generator lose their shared prefix, and keep
+// two characters at least, even when there is only one.
+func TestShortIDs(t *testing.T) {
+	one := newShortener(longSample().Failure.Steps)
+	if got := one.id("00000000-0000-4000-8000-000000000001"); got != "…01" {
+		t.Fatalf("one id: %q", got)
+	}
+	if got := newShortener(stillSample().Failure.Steps).text("claimed [00000000-0000-4000-8000-000000000004]"); got != "claimed […04]" {
+		t.Fatalf("two ids: %q", got)
 	}
 }

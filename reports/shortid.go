@@ -22,10 +22,10 @@ func newShortener(steps []Step) shortener {
 			ids = append(ids, id)
 		}
 	}
-	if len(ids) < 2 {
+	if len(ids) == 0 {
 		return shortener{}
 	}
-	p := ids[0]
+	p := ids[0][:len(ids[0])-2] // every id keeps two characters at least
 	for _, id := range ids[1:] {
 		for !strings.HasPrefix(id, p) {
 			p = p[:len(p)-1]
