@@ -36,6 +36,8 @@ func (m *machine) observe() ([]model.Problem, error) {
 		return nil, err
 	}
 	obs, ps := observed(rows, effects)
+	m.flushBroker()
+	m.snapshotRows(obs)
 	obs.Published, m.published = m.published, ""
 	var more []model.Problem
 	m.m, more = model.Observe(m.m, obs, m.afterCleanup)

@@ -56,7 +56,7 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s", Actor{Role: Dispatcher, N: ds[i]}, result(errs[i], "claimed ["+strings.Join(ids, " ")+"]")))
 	}
-	e.Result = strings.Join(parts, "; ")
+	e.Result, e.Outcome = strings.Join(parts, "; "), m.worstOutcome(errs)
 
 	apply := func(order ...int) (model.State, []model.Problem) {
 		s := m.m

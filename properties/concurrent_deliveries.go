@@ -35,5 +35,5 @@ func (m *machine) DeliverTogether(t *rapid.T) {
 		parts[k] = fmt.Sprintf("%s: %s", c, result(errs[k], "acknowledged"))
 		m.m = model.Deliver(m.m, i, m.delivery(errs[k], ""))
 	}
-	e.Result = strings.Join(parts, "; ")
+	e.Result, e.Outcome = strings.Join(parts, "; "), m.worstOutcome(errs)
 }

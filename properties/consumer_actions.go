@@ -59,7 +59,7 @@ func (m *machine) deliver(t *rapid.T, c, i int, crashAt Failpoint) {
 	if hit != "" {
 		m.sum.Crashes.ConsumerReached++
 	}
-	e.Result = result(err, "acknowledged")
+	m.finish(e, err, "acknowledged")
 	if crashAt != "" && hit == "" && err == nil {
 		e.Result += " (failpoint " + string(crashAt) + " never reached)"
 	}

@@ -57,7 +57,7 @@ func (m *machine) drainDispatch(t *rapid.T) int {
 	const batch = 1000
 	e := m.record("Claim", Actor{Role: Dispatcher}, fmt.Sprintf("limit %d (drain)", batch))
 	got, err := m.claim(t, 0, batch)
-	e.Result = result(err, fmt.Sprintf("claimed %d", len(got)))
+	m.finish(e, err, fmt.Sprintf("claimed %d", len(got)))
 	if err != nil {
 		m.infra(t, "drain claim", err)
 	}
@@ -76,7 +76,7 @@ func (m *machine) Publish0(t *rapid.T) {
 	e := m.record("Publish", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	before := len(m.broker.Log)
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
-	e.Result = result(err, "acknowledged")
+	m.finish(e, err, "acknowledged")
 	m.applyPublishes(t, before)
 	m.published = h.c.ClaimID
 	m.Check(t) // a subject may mark inside Publish: see it before the mark
@@ -86,7 +86,7 @@ func (m *machine) Publish0(t *rapid.T) {
 		changed, err = m.subj.MarkPublished(ctx, 0, h.c, m.m.Now)
 		return
 	})
-	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	var ps []model.Problem
 	m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, m.outcome(err))
 	m.held[0] = nil

@@ -114,7 +114,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		}
 		return
 	})
-	e.Result = result(err, fmt.Sprintf("changed=%v (died before it could act on it)", changed))
+	m.finish(e, err, fmt.Sprintf("changed=%v (died before it could act on it)", changed))
 	m.heal(t, a)
 	m.subj.Crash(a)
 	m.held[r.d], m.crashed[r.d] = nil, true

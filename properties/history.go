@@ -17,6 +17,18 @@ type Entry struct {
 	Input  string
 	Result string
 	Expect string
+	// Outcome is the call's outcome: OutcomeOK, OutcomeFailed or
+	// OutcomeUnknown; empty for an action that calls no subject.
+	Outcome string
+	// Broker lists the event_ids of the messages the broker accepted
+	// during this step, duplicates included.
+	Broker []string
+	// Model and Rows are every event's status after this step, event_id
+	// → status: Model as the model expected it ("A|B": either, an unknown
+	// outcome), Rows as the database showed it (ABSENT: no row). Rows is
+	// nil where the step was not read back (a multi-step action's inner
+	// steps, or a step that failed before its read-back).
+	Model, Rows map[string]string
 }
 
 func (e Entry) String() string {

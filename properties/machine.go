@@ -46,6 +46,7 @@ type machine struct {
 
 	afterCleanup bool
 	published    string // the claim whose Publish ran last, until the next observation
+	brokerSeen   int    // broker messages already put on a history entry (flushBroker)
 
 	links   *links
 	harness *harness
@@ -95,6 +96,7 @@ func (m *machine) outcome(err error) model.Outcome {
 }
 
 func (m *machine) record(action string, a Actor, input string) *Entry {
+	m.flushBroker()
 	return m.hist.add(Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
 }
 
@@ -113,8 +115,12 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if !ok {
 		return
 	}
-	if n := len(m.hist.Entries); n > 0 {
-		m.hist.Entries[n-1].Expect = p.String() // where the model and the subject part ways
+	if e := m.last(); e != nil {
+		e.Expect = p.String() // where the model and the subject part ways
+		m.flushBroker()
+		if e.Rows == nil {
+			m.readBackForReport() // failed before its read-back
+		}
 	}
 	m.logf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
 	if f := m.run.sum.Failure; f != nil && f.Property != p.Property {
@@ -173,7 +179,7 @@ func (m *machine) Commit(t *rapid.T) {
 	var id string
 	before := len(m.broker.Log)
 	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
-	e.Result = result(err, "event "+id)
+	m.finish(e, err, "event "+id)
 	var ps []model.Problem
 	m.m, ps = model.Commit(m.m, p.ID, id, m.outcome(err))
 	m.report(t, ps)
@@ -186,7 +192,7 @@ func (m *machine) Rollback(t *rapid.T) {
 	e := m.record("Rollback", Actor{Role: Producer}, p.ID)
 	before := len(m.broker.Log)
 	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
-	e.Result = result(err, "rolled back")
+	m.finish(e, err, "rolled back")
 	m.m = model.Rollback(m.m, p.ID)
 	m.applyPublishes(t, before) // a producer that publishes itself (dual write)
 }
@@ -206,7 +212,7 @@ func (m *machine) Claim(t *rapid.T) {
 	for _, c := range got {
 		ids = append(ids, fmt.Sprintf("%s(claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
 	}
-	e.Result = result(err, "claimed ["+strings.Join(ids, " ")+"]")
+	m.finish(e, err, "claimed ["+strings.Join(ids, " ")+"]")
 	switch m.outcome(err) {
 	case model.Unknown:
 		m.m = model.ClaimUnknown(m.m)
@@ -292,7 +298,7 @@ func (m *machine) Publish(t *rapid.T) {
 	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
 	m.published = h.c.ClaimID
 	m.countBroker()
-	e.Result = result(err, "acknowledged")
+	m.finish(e, err, "acknowledged")
 	m.applyPublishes(t, before)
 	if err != nil {
 		h.state, h.cause = refused, err
@@ -319,7 +325,7 @@ func (m *machine) MarkPublished(t *rapid.T) {
 	e := m.record("MarkPublished", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", c.ID, c.ClaimID))
 	var changed bool
 	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, d, c, m.m.Now); return })
-	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	m.drop(d, i)
 	var ps []model.Problem
 	m.m, ps = model.MarkPublished(m.m, c.ID, c.ClaimID, changed, m.outcome(err))
@@ -336,7 +342,7 @@ func (m *machine) MarkFailed(t *rapid.T) {
 		changed, err = m.subj.MarkFailed(ctx, d, c, m.m.Now, m.held[d][i].cause)
 		return
 	})
-	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	m.drop(d, i)
 	var ps []model.Problem
 	m.m, ps = model.MarkFailed(m.m, c.ID, c.ClaimID, c.Attempts, changed, m.outcome(err))

@@ -31,7 +31,7 @@ func (m *machine) Redrive(t *rapid.T) {
 	e := m.record("Redrive", Actor{Role: Operator}, id)
 	var changed bool
 	err := m.do(func(ctx context.Context) (err error) { changed, err = m.subj.Redrive(ctx, id, m.m.Now); return })
-	e.Result = result(err, fmt.Sprintf("changed=%v", changed))
+	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	var ps []model.Problem
 	m.m, ps = model.Redrive(m.m, id, changed, m.outcome(err))
 	m.report(t, ps)
@@ -43,7 +43,7 @@ func (m *machine) Cleanup(t *rapid.T) {
 	e := m.record("Cleanup", Actor{Role: Operator}, "retention "+retention.String())
 	var n int
 	err := m.do(func(ctx context.Context) (err error) { n, err = m.subj.Cleanup(ctx, m.m.Now, retention); return })
-	e.Result = result(err, fmt.Sprintf("deleted %d", n))
+	m.finish(e, err, fmt.Sprintf("deleted %d", n))
 	var ps []model.Problem
 	m.m, ps = model.Cleanup(m.m, retention, n, m.outcome(err))
 	m.afterCleanup = true

@@ -51,7 +51,8 @@ func (r *Report) Fill(sum properties.Summary) {
 		}
 		for _, e := range f.History.Entries {
 			ce.Steps = append(ce.Steps, Step{N: e.Step, Clock: e.Clock.Format("15:04:05.000000"), Action: e.Action,
-				Actor: e.Actor, Input: e.Input, Result: e.Result, Expect: e.Expect})
+				Actor: e.Actor, Input: e.Input, Result: e.Result, Expect: e.Expect,
+				Outcome: e.Outcome, Broker: e.Broker, Model: e.Model, Rows: e.Rows})
 		}
 		r.Failure = ce
 	}

@@ -128,6 +128,17 @@ type Step struct {
 	Input  string `json:"input"`
 	Result string `json:"result"`
 	Expect string `json:"expect,omitempty"`
+	// Outcome is the call's outcome: ok, failed or unknown (an error that
+	// leaves the effect unknown); empty for an action that calls nothing.
+	Outcome string `json:"outcome,omitempty"`
+	// Broker lists the event_ids the broker accepted during the step.
+	Broker []string `json:"broker,omitempty"`
+	// Model and Rows are each event's status after the step, event_id →
+	// status: as the model expected it ("A|B": an unknown outcome left
+	// either) and as the database showed it (ABSENT: no row). Rows is
+	// absent where the step was not read back.
+	Model map[string]string `json:"model,omitempty"`
+	Rows  map[string]string `json:"rows,omitempty"`
 }
 
 // SetRate sets StepsPerSecond: the generated checks' steps per wall

@@ -107,20 +107,3 @@ func TestMergeTakesTheWorstVerdictAndAddsUp(t *testing.T) {
 		t.Fatal("merged one shard twice")
 	}
 }
-
-func TestTimelineShadesWindowsAndMarksTheFailingStep(t *testing.T) {
-	tl := newTimeline(sample().Failure.Steps)
-	if len(tl.Lanes) != 3 || tl.Lanes[0].Name != "producer" {
-		t.Fatalf("lanes %+v", tl.Lanes)
-	}
-	kinds := map[string]int{}
-	for _, w := range tl.Windows {
-		kinds[w.Kind]++
-	}
-	if kinds["fault"] != 1 || kinds["down"] != 1 {
-		t.Fatalf("windows %+v", tl.Windows)
-	}
-	if !tl.Marks[5].Failing || tl.Marks[4].Failing {
-		t.Fatal("the failing step is not the highlighted one")
-	}
-}

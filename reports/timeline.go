@@ -3,110 +3,126 @@ package reports
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
-// timeline is the SVG picture of a counterexample: one lane per actor, a
-// mark per step on its actor's lane, fault and crash windows shaded, the
-// failing (last) step highlighted.
+// timeline is the SVG picture of a counterexample, top to bottom: the
+// axis, the faults track, one lane per actor, the broker's log, and one
+// lane per event with its status over the steps. The failing (last) step
+// is marked across every lane.
 type timeline struct {
 	Width, Height int
-	Lanes         []lane
-	Windows       []window
-	Marks         []mark
+	AxisTitle     string
+	Labels        []shape // the lane names, in a column that does not scroll
+	Shapes        []shape // the plot
+	FailX         int     // the failing step's x, for the scroll on load
 }
 
-type lane struct {
-	Name string
-	Y    int
-}
-
-type window struct {
-	X, Y, W, H int
-	Kind       string // fault or down
-	Title      string
-}
-
-type mark struct {
-	X, Y    int
-	Label   string
-	Title   string
-	Failing bool
+// shape is one SVG element of the timeline.
+type shape struct {
+	Kind          string // rect, circle, text, line
+	X, Y, W, H, R int
+	X2, Y2        int
+	Class, Text   string
+	Title, ID     string
+	Step          int // data-step of a step's mark
+	Anchor        string
 }
 
 const (
-	laneH   = 34
-	stepW   = 46
-	marginL = 110
-	marginT = 24
+	labelW   = 150 // the lane names' column
+	axisH    = 36
+	sectionH = 18
+	laneH    = 28
+	trackH   = 22
+	eventH   = 30
 )
 
-func newTimeline(steps []Step) timeline {
-	var names []string
-	for _, s := range steps {
-		if !slices.Contains(names, s.Actor) {
-			names = append(names, s.Actor)
-		}
-	}
-	slices.SortFunc(names, func(a, b string) int { return strings.Compare(laneKey(a), laneKey(b)) })
-	y := map[string]int{}
-	t := timeline{Width: marginL + stepW*(len(steps)+1), Height: marginT + laneH*len(names) + 10}
-	for i, n := range names {
-		y[n] = marginT + laneH*i
-		t.Lanes = append(t.Lanes, lane{Name: n, Y: y[n]})
-	}
-	x := func(i int) int { return marginL + stepW*i + stepW/2 }
-	type openWin struct {
-		from       int
-		kind, what string
-	}
-	open := map[string]openWin{}
-	closeWin := func(actor string, to int) {
-		o, ok := open[actor]
-		if !ok {
-			return
-		}
-		delete(open, actor)
-		t.Windows = append(t.Windows, window{X: x(o.from), Y: y[actor] + 4, W: x(to) - x(o.from), H: laneH - 8, Kind: o.kind,
-			Title: fmt.Sprintf("%s: %s, steps %d–%d", actor, o.what, o.from+1, to+1)})
-	}
-	for i, s := range steps {
-		switch s.Action {
-		case "Partition":
-			closeWin(s.Actor, i)
-			open[s.Actor] = openWin{i, "fault", s.Input}
-		case "CrashDispatcher":
-			closeWin(s.Actor, i)
-			open[s.Actor] = openWin{i, "down", "crashed"}
-		case "Heal", "Restart":
-			closeWin(s.Actor, i)
-		case "Drain":
-			for _, a := range slices.Sorted(mapKeys(open)) {
-				closeWin(a, i)
-			}
-		}
-		title := fmt.Sprintf("step %d at %s\n%s %s %s", s.N, s.Clock, s.Actor, s.Action, s.Input)
-		if s.Result != "" {
-			title += "\nactual: " + s.Result
-		}
-		if s.Expect != "" {
-			title += "\nmodel: " + s.Expect
-		}
-		t.Marks = append(t.Marks, mark{X: x(i), Y: y[s.Actor] + laneH/2, Label: strconv.Itoa(s.N), Title: title, Failing: i == len(steps)-1})
-	}
-	for _, a := range slices.Sorted(mapKeys(open)) {
-		closeWin(a, len(steps))
-	}
-	return t
+// builder lays lanes out from the top.
+type builder struct {
+	t     *timeline
+	ax    axis
+	steps []Step
+	sh    shortener
+	y     int
 }
 
-// laneKey orders lanes: producer, dispatchers, consumers, operator.
-func laneKey(actor string) string {
-	for i, p := range []string{"producer", "dispatcher", "consumer", "operator"} {
-		if strings.HasPrefix(actor, p) {
-			return fmt.Sprintf("%d%s", i, actor)
+func newTimeline(steps []Step) timeline {
+	b := &builder{t: &timeline{}, ax: newAxis(steps), steps: steps, sh: newShortener(steps)}
+	b.t.Width = b.ax.Width
+	b.axisRow()
+	b.faultsTrack()
+	b.actorLanes()
+	b.brokerLane()
+	b.eventLanes()
+	b.t.Height = b.y + 8
+	b.failing()
+	return *b.t
+}
+
+func (b *builder) add(s ...shape)   { b.t.Shapes = append(b.t.Shapes, s...) }
+func (b *builder) label(s ...shape) { b.t.Labels = append(b.t.Labels, s...) }
+
+// section starts a group of lanes under a heading.
+func (b *builder) section(name string) {
+	b.y += 6
+	b.label(shape{Kind: "text", X: 4, Y: b.y + 12, Class: "section", Text: name})
+	b.add(shape{Kind: "line", X: 0, Y: b.y + sectionH - 2, X2: b.t.Width, Y2: b.y + sectionH - 2, Class: "rule"})
+	b.y += sectionH
+}
+
+// lane adds a lane of height h named name and returns its top.
+func (b *builder) lane(name, title string, h int) int {
+	top := b.y
+	b.label(shape{Kind: "text", X: 12, Y: top + h/2 + 4, Text: name, Title: title})
+	b.add(shape{Kind: "line", X: 0, Y: top + h/2, X2: b.t.Width, Y2: top + h/2, Class: "lane"})
+	b.y += h
+	return top
+}
+
+func (b *builder) axisRow() {
+	b.t.AxisTitle = "step (the harness clock stands still between most steps; its moves are labelled)"
+	if b.ax.Kind == "time" {
+		b.t.AxisTitle = "elapsed time"
+	}
+	b.label(shape{Kind: "text", X: 4, Y: 14, Class: "section", Text: map[string]string{"step": "step", "time": "elapsed"}[b.ax.Kind]})
+	if slices.ContainsFunc(b.ax.Ticks, func(t tick) bool { return t.Clock }) {
+		b.label(shape{Kind: "text", X: 4, Y: 30, Class: "section", Text: "harness clock"})
+	}
+	for _, tk := range b.ax.Ticks {
+		y, class := 14, "tick"
+		if tk.Clock {
+			y, class = 30, "tick clock"
+		}
+		b.add(shape{Kind: "text", X: tk.X, Y: y, Text: tk.Label, Title: tk.Title, Class: class, Anchor: "middle"})
+	}
+	for _, c := range b.ax.Cols {
+		if c.Run.Fold {
+			b.add(shape{Kind: "rect", X: c.X - c.W/2, Y: axisH, W: c.W, H: 0, Class: "fold", Title: foldTitle(b.steps, c.Run, b.sh)})
 		}
 	}
-	return "9" + actor
+	b.y = axisH
+}
+
+// foldTitle lists a fold's steps.
+func foldTitle(steps []Step, r run, sh shortener) string {
+	lines := []string{fmt.Sprintf("%d no-op steps, folded:", r.Len())}
+	for _, s := range steps[r.From : r.To+1] {
+		lines = append(lines, sh.text(fmt.Sprintf("%d %s %s %s → %s", s.N, s.Actor, words(s.Action), s.Input, s.Result)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// failing draws a line through the failing step across every lane, and
+// stretches the folds' shading to the full height.
+func (b *builder) failing() {
+	last := len(b.steps) - 1
+	x := b.ax.X(last)
+	b.t.FailX = x
+	for i, s := range b.t.Shapes {
+		if s.Class == "fold" {
+			b.t.Shapes[i].H = b.t.Height - axisH
+		}
+	}
+	b.t.Shapes = append([]shape{{Kind: "line", X: x, Y: axisH - 4, X2: x, Y2: b.t.Height, Class: "failline"}}, b.t.Shapes...)
 }
