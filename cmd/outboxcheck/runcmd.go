@@ -59,13 +59,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	defer ses.close()
 	ses.sweep(stderr)
-	if err := clearCounterexamples(c.reportDir); err != nil {
-		return err
-	}
 	if c.sqlQueries != "" {
 		if err := preflight(ses, c.sqlQueries, c.sqlSchema); err != nil {
 			return err
 		}
+	}
+	// Only now, with a report sure to follow, the earlier one's files go.
+	if err := clearCounterexamples(c.reportDir); err != nil {
+		return err
 	}
 	if c.loop {
 		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %d schedules, seed %d\n",

@@ -24,13 +24,14 @@ import (
 // owner is what a database's comment says about the run that made it.
 type owner struct {
 	Host    string
+	PIDNS   string // the pid namespace the pid is in (containers share hostnames)
 	PID     int
 	Started time.Time
 	Token   string
 }
 
 func (o owner) comment() string {
-	return fmt.Sprintf("%s; host=%s pid=%d started=%s token=%s", ownerMark, o.Host, o.PID, o.Started.UTC().Format(time.RFC3339), o.Token)
+	return fmt.Sprintf("%s; host=%s pidns=%s pid=%d started=%s token=%s", ownerMark, o.Host, o.PIDNS, o.PID, o.Started.UTC().Format(time.RFC3339), o.Token)
 }
 
 // parseOwner reads a comment; ok is false unless it starts with the mark.
@@ -45,6 +46,8 @@ func parseOwner(comment string) (o owner, ok bool) {
 		switch k {
 		case "host":
 			o.Host = v
+		case "pidns":
+			o.PIDNS = v
 		case "pid":
 			o.PID, _ = strconv.Atoi(v)
 		case "started":
@@ -59,18 +62,30 @@ func parseOwner(comment string) (o owner, ok bool) {
 // thisRun is the owner of the databases this process creates.
 var thisRun = sync.OnceValue(func() owner {
 	host, _ := os.Hostname()
-	return owner{Host: host, PID: os.Getpid(), Started: time.Now()}
+	return owner{Host: host, PIDNS: pidNamespace(), PID: os.Getpid(), Started: time.Now()}
 })
+
+// pidNamespace names this process's pid namespace ("" if unknown): a pid
+// is only evidence within it.
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]")
+}
 
 // owned maps the databases this process created to their tokens.
 var owned sync.Map // name → token
 
-// gone reports whether o's run has provably ended: it ran on this host
-// and its process is dead. Anything else (another host, an unmarked
-// owner, a live pid) may still be running.
+// gone reports whether o's run has provably ended: it ran on this host,
+// in this pid namespace (two containers may share a hostname, not pids),
+// and its process is dead. Anything else (another host or namespace, an
+// unmarked owner, a live pid) may still be running.
 func (o owner) gone() bool {
 	host, _ := os.Hostname()
-	return o.Host != "" && o.Host == host && o.PID > 0 && !alive(o.PID)
+	ns := pidNamespace()
+	return o.Host != "" && o.Host == host && ns != "" && o.PIDNS == ns && o.PID > 0 && !alive(o.PID)
 }
 
 // Leftover is a database of the tool's on a server, and who made it.
