@@ -31,6 +31,9 @@ type Loop struct {
 	// NoScan turns the loop into one that only wakes on notifications: a
 	// bug (mutant notify-only), kept here because it is one switch.
 	NoScan bool
+	// Step, if set, replaces Dispatcher.DispatchBatch as one batch's work:
+	// a variant's own batch (the loop mutants), with the same contract.
+	Step func(ctx context.Context, limit int) (int, []error)
 }
 
 // Run dispatches until ctx is done.
@@ -49,7 +52,11 @@ func (l *Loop) Run(ctx context.Context) {
 	}
 	for ctx.Err() == nil {
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
-		n, _ := l.Dispatcher.DispatchBatch(cctx, batch)
+		step := l.Dispatcher.DispatchBatch
+		if l.Step != nil {
+			step = l.Step
+		}
+		n, _ := step(cctx, batch)
 		cancel()
 		if n == batch {
 			continue // more may be due now

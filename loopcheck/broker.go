@@ -26,6 +26,9 @@ type Attempt struct {
 	At        time.Duration
 	Relay     string // "dispatcher-0#2": dispatcher 0, its second incarnation
 	Outcome   string // accepted, accepted-late (a slow ack), down, dead, poison, ack-lost
+	// Expired: the caller's context was already done when it called, so
+	// it cannot have recorded the outcome on that context either.
+	Expired bool
 }
 
 // broker records every publish attempt and every message it accepts. It
@@ -45,6 +48,9 @@ type broker struct {
 	slowUntil time.Time
 	slow      time.Duration
 	ackLose   int // the next ackLose accepted publishes lose their ack
+	// hold, if set, stops the next live publish before it reaches the
+	// broker, until the harness releases it (the wedge step).
+	hold *hold
 	// acksUntil is when the last late ack given out comes back: the
 	// harness's own delay, which the wait after healing must outlast.
 	acksUntil time.Time
@@ -120,7 +126,7 @@ func (b *broker) up() { b.mu.Lock(); b.downUntil = time.Time{}; b.mu.Unlock() }
 // or fails with ctx's error if the caller gives up first: the message is
 // in the broker either way (an ambiguous publish, as on a real broker).
 func (b *broker) publish(ctx context.Context, m properties.Message, relay string, dead bool) error {
-	err, wait := b.take(m, relay, dead)
+	err, wait := b.take(m, relay, dead, ctx.Err() != nil)
 	if err != nil || wait == 0 {
 		return err
 	}
@@ -133,10 +139,10 @@ func (b *broker) publish(ctx context.Context, m properties.Message, relay string
 }
 
 // take records the attempt and decides it; wait is the ack's delay.
-func (b *broker) take(m properties.Message, relay string, dead bool) (error, time.Duration) {
+func (b *broker) take(m properties.Message, relay string, dead, expired bool) (error, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	a := Attempt{EventID: m.ID, PaymentID: m.AggregateID, At: time.Since(b.start), Relay: relay, Outcome: "accepted"}
+	a := Attempt{EventID: m.ID, PaymentID: m.AggregateID, At: time.Since(b.start), Relay: relay, Outcome: "accepted", Expired: expired}
 	var err error
 	switch {
 	case dead:
@@ -216,6 +222,7 @@ func (b *broker) record() []Attempt {
 type publisher struct {
 	b      *broker
 	relay  string
+	index  int // the dispatcher's
 	mu     sync.Mutex
 	dead   bool
 	onDead func(m properties.Message)
@@ -225,6 +232,14 @@ func (p *publisher) Publish(ctx context.Context, m properties.Message) error {
 	p.mu.Lock()
 	dead := p.dead
 	p.mu.Unlock()
+	if h := p.b.takeHold(dead); h != nil {
+		h.held <- heldPublish{relay: p.relay, index: p.index, msg: m}
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return ctx.Err() // given up on while held: it never reached the broker
+		}
+	}
 	err := p.b.publish(ctx, m, p.relay, dead)
 	if dead && p.onDead != nil {
 		p.onDead(m)
@@ -235,3 +250,62 @@ func (p *publisher) Publish(ctx context.Context, m properties.Message) error {
 func (p *publisher) kill() { p.mu.Lock(); p.dead = true; p.mu.Unlock() }
 
 func relayName(i, incarnation int) string { return fmt.Sprintf("dispatcher-%d#%d", i, incarnation) }
+
+// hold is a publish the harness stops on its way to the broker.
+type hold struct {
+	held    chan heldPublish // gets the publish it stopped (buffered: 1)
+	release chan struct{}    // closed: the publish goes on
+}
+
+type heldPublish struct {
+	relay string
+	index int
+	msg   properties.Message
+}
+
+// holdNext stops the next live publish until release is closed.
+func (b *broker) holdNext() *hold {
+	h := &hold{held: make(chan heldPublish, 1), release: make(chan struct{})}
+	b.mu.Lock()
+	b.hold = h
+	b.mu.Unlock()
+	return h
+}
+
+// unhold drops a hold nobody took.
+func (b *broker) unhold(h *hold) {
+	b.mu.Lock()
+	if b.hold == h {
+		b.hold = nil
+	}
+	b.mu.Unlock()
+	close(h.release)
+}
+
+func (b *broker) takeHold(dead bool) *hold {
+	if dead {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h := b.hold
+	b.hold = nil
+	return h
+}
+
+// blocked says why a publish committed now might not be carried at once:
+// the broker down, slow, still holding late acks, or pay poisoned.
+func (b *broker) blocked(pay string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	switch {
+	case now.Before(b.downUntil):
+		return "the broker is down"
+	case now.Before(b.slowUntil) || now.Before(b.acksUntil):
+		return "the broker is slow"
+	case b.poison[pay] != 0:
+		return pay + " is poison"
+	}
+	return ""
+}

@@ -29,6 +29,16 @@ type check struct {
 	// dispatcherFaults counts kills and partitions of dispatcher links:
 	// each may cost an event an attempt its subject never recorded.
 	dispatcherFaults int
+	// disturbances are the spans in which a relay may have been cut off
+	// from recording a failure (backoff leaves them out).
+	disturbMu    sync.Mutex
+	disturbances []window
+	openDisturb  map[string]int // link → its open disturbance
+
+	holds  []chan struct{} // held-open transactions: closing one ends it
+	holdWG sync.WaitGroup
+	// failed is a failure a step itself found (relay-isolation's probe).
+	failed *properties.Failure
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
 	hist   properties.History
@@ -70,11 +80,15 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 			return nil, errInterrupted
 		}
 		c.step(st)
+		if c.failed != nil {
+			return c.failed, nil
+		}
 		if f := c.atMostOnce(); f != nil {
 			return f, nil
 		}
 	}
-	c.record("Heal", "operator", "heal every link, broker up, restart every dispatcher; wait for quiescence", "")
+	c.record("Heal", "operator", "heal every link, broker up, end held transactions, restart every dispatcher; wait for quiescence", "")
+	c.endHolds()
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
@@ -120,6 +134,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 func (c *check) healAll() error {
 	for _, l := range c.links {
 		c.net.Heal(l)
+		c.calm(l)
 		if err := c.net.Up(l); err != nil {
 			return fmt.Errorf("bring link %s up: %w", l, err)
 		}
@@ -162,6 +177,7 @@ func (c *check) fail(property, msg string) *properties.Failure {
 }
 
 func (c *check) shutdown() {
+	c.endHolds()
 	for i := range c.relays {
 		c.kill(i, false)
 	}
@@ -188,16 +204,25 @@ func (c *check) step(st Step) {
 		c.tally.partition(st.Link, st.Fault)
 		if strings.HasPrefix(st.Link, "dispatcher") {
 			c.dispatcherFaults++
+			c.disturb(st.Link, false)
 		}
 		c.record("Partition", st.Link, fmt.Sprintf("%s after %d requests", st.Fault, st.After), "")
 	case "heal":
 		c.net.Heal(st.Link)
+		c.calm(st.Link)
 		c.record("Heal", st.Link, "", "")
 	case "kill":
 		c.dispatcherFaults++
 		c.kill(st.N, true)
 	case "restart":
 		c.restart(st.N)
+	case "stop":
+		c.dispatcherFaults++
+		c.stop(st.N)
+	case "hold-tx":
+		c.holdTx(st.For)
+	case "wedge":
+		c.failed = c.wedge()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

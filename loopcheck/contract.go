@@ -126,3 +126,23 @@ type Env struct {
 
 // NewSubject builds a subject and creates its schema.
 type NewSubject func(ctx context.Context, env Env) (Subject, error)
+
+// Backoffer is a Subject that declares how it spaces its retries:
+// after an event's k-th failed publish (k ≥ 1, counted over every relay),
+// its next publish comes no sooner than MinBackoff(k). Jitter and a cap
+// are the subject's to fold in: MinBackoff is the low end. The harness
+// checks it from the broker's record (backoff), within backoffSlack, on
+// pairs of attempts with no kill, stop or dispatcher partition between
+// them (a failure whose record was cut off leaves the lease to decide).
+type Backoffer interface {
+	MinBackoff(failures int) time.Duration
+}
+
+// Isolated is a Subject with more than one relay whose relays do not wait
+// on each other: while one is cut off holding whatever it holds (locks, a
+// transaction, a claim), another live relay publishes a new event within
+// IsolationBound of its commit (relay-isolation). A subject with one
+// active relay at a time (a leader lock) does not declare it.
+type Isolated interface {
+	IsolationBound() time.Duration
+}

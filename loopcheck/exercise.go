@@ -106,6 +106,7 @@ func (r Result) firstCheck() int {
 func (r Result) Coverage() string {
 	s := fmt.Sprintf("%d schedules (%d steps, %d shrink runs) in %v; kills %d, broker outages %d (%v down), publishes after death %d (refused)",
 		r.Checks, r.Steps, r.ShrinkRuns, r.Elapsed.Round(time.Second), r.Loop.Kills, r.Loop.Outages, r.Loop.Downtime.Round(time.Millisecond), r.Loop.Zombies)
+	s += fmt.Sprintf("; graceful stops %d, held transactions %d, wedges %d (relay-isolation probes judged %d)", r.Loop.Stops, r.Loop.Holds, r.Loop.Wedges, r.Loop.Probes)
 	if r.Loop.Stuck > 0 {
 		s += fmt.Sprintf("; %d killed incarnations never returned from Dispatch", r.Loop.Stuck)
 	}

@@ -194,20 +194,6 @@ func TestPoisonEndsDead(t *testing.T) {
 	}
 }
 
-// A relay whose failure update is rolled back with the send retries a
-// poison event for ever and never dead-letters it: dead-letter.
-func TestAttemptsRolledBackIsKilledByDeadLetter(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery}
-	n, f, err := loopcheck.Replay(refloop.AttemptsRolledBack, opts, poisoned, "dead-letter", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 {
-		t.Fatalf("attempts-rolled-back was killed by dead-letter %d of 2 times; last failure %+v", n, f)
-	}
-	t.Log(f.Message)
-}
-
 // A due query that compares with a naive UTC timestamp works in UTC and
 // finds nothing due east of it: the sessions' TimeZone is part of the
 // schedule, and timely-delivery names the late payment.

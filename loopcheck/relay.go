@@ -22,13 +22,23 @@ type relay struct {
 	done   chan struct{} // closed when Dispatch returned
 }
 
+// returned says whether Dispatch has returned.
+func (rl *relay) returned() bool {
+	select {
+	case <-rl.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // startRelay starts a new incarnation of dispatcher i, with a publisher of
 // its own.
 func (c *check) startRelay(i int) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	inc := c.tally.incarnation(i)
 	name := relayName(i, inc)
-	pub := &publisher{b: c.bro, relay: name, onDead: func(m properties.Message) {
+	pub := &publisher{b: c.bro, relay: name, index: i, onDead: func(m properties.Message) {
 		c.tally.zombie()
 		c.record("ZombiePublish", name, m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
 	}}
@@ -54,6 +64,7 @@ func (c *check) kill(i int, inStory bool) {
 		return
 	}
 	c.relays[i] = nil
+	c.disturb("", true)
 	at := -1
 	if inStory {
 		c.tally.kill()
@@ -109,4 +120,30 @@ func (c *check) terminate(a properties.Actor) (int, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
 	defer cancel()
 	return pgprov.TerminateSessions(ctx, c.admin, appName(a))
+}
+
+// stop ends dispatcher i's incarnation as its own shutdown would: its
+// context is cancelled, and it may finish what it was doing (its link
+// and its publisher stay good) until Dispatch returns. Only then is its
+// publisher revoked, so a publish after its return is a zombie's. One
+// that does not return within returnTimeout is killed.
+func (c *check) stop(i int) {
+	rl := c.relays[i]
+	if rl == nil {
+		return
+	}
+	c.disturb("", true)
+	at := c.record("StopDispatcher", dispatcher(i).String(), rl.pub.relay, "")
+	rl.cancel()
+	start := time.Now()
+	select {
+	case <-rl.done:
+		rl.pub.kill()
+		c.relays[i] = nil
+		c.tally.stop()
+		c.setResult(at, fmt.Sprintf("returned after %v", time.Since(start).Round(10*time.Microsecond)))
+	case <-time.After(returnTimeout):
+		c.setResult(at, fmt.Sprintf("did not return within %v of its stop: killed", returnTimeout))
+		c.kill(i, true)
+	}
 }

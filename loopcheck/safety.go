@@ -62,6 +62,9 @@ func (c *check) safety(e endState) *properties.Failure {
 			return c.fail("dead-exclusive", fmt.Sprintf("payment %s is dead and took effect too (nothing redrove it)", pay))
 		}
 	}
+	if f := c.backoff(); f != nil {
+		return f
+	}
 	return c.deadLetter(e)
 }
 

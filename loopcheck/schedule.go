@@ -14,7 +14,8 @@ import (
 type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
 	// broker-down, broker-up, broker-slow, ack-lost, poison, redeliver,
-	// crash-consumer, timezone or pause.
+	// crash-consumer, timezone, pause, stop (a graceful one), hold-tx or
+	// wedge.
 	Kind string `json:"kind"`
 	N    int    `json:"n,omitempty"` // commit: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
 	// After is a partition's requests before it strikes, or a poison's
@@ -45,11 +46,11 @@ func (s Step) String() string {
 		return fmt.Sprintf("partition %s %s after %d", s.Link, s.Fault, s.After)
 	case "heal":
 		return "heal " + s.Link
-	case "kill", "restart":
+	case "kill", "restart", "stop":
 		return fmt.Sprintf("%s dispatcher-%d", s.Kind, s.N)
 	case "redeliver":
 		return fmt.Sprintf("redeliver message #%d", s.N+1)
-	case "pause", "broker-down":
+	case "pause", "broker-down", "hold-tx":
 		return s.Kind + " " + s.For.String()
 	case "timezone":
 		return "timezone " + s.Zone
@@ -70,7 +71,8 @@ type Schedule []Step
 const maxScheduleSteps = 400
 
 var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
-	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "crash-consumer", "pause", "pause"}
+	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "crash-consumer", "pause", "pause",
+	"stop", "hold-tx", "wedge"}
 
 // poisonWhich names a poison's payment, counted from the last one the
 // producer wrote (0), so that shrinking away earlier commits keeps it.
@@ -129,8 +131,10 @@ func drawStep(t *rapid.T, links []string, dispatchers int) Step {
 			After: rapid.IntRange(0, 4).Draw(t, "after")}
 	case "heal":
 		return Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link")}
-	case "kill", "restart":
+	case "kill", "restart", "stop":
 		return Step{Kind: k, N: rapid.IntRange(0, dispatchers-1).Draw(t, "dispatcher")}
+	case "hold-tx":
+		return Step{Kind: k, For: ms(100, 2000, "hold-ms")}
 	case "redeliver":
 		return Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message")}
 	case "crash-consumer":

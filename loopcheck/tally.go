@@ -15,6 +15,10 @@ type tally struct {
 	mu                                 sync.Mutex
 	incarnations                       map[int]int // dispatcher → incarnations started
 	kills                              int
+	stops                              int // graceful stops that returned
+	holds                              int // held-open transactions
+	wedges                             int // relays cut off mid-publish
+	probes                             int // relay-isolation probes judged
 	outages                            int
 	downtime                           time.Duration
 	zombies                            int            // publishes attempted by a killed incarnation
@@ -70,6 +74,10 @@ func (t *tally) consumerCrash(reached bool) {
 func (t *tally) quit() { t.mu.Lock(); t.quits++; t.mu.Unlock() }
 
 func (t *tally) kill()   { t.mu.Lock(); t.kills++; t.mu.Unlock() }
+func (t *tally) stop()   { t.mu.Lock(); t.stops++; t.mu.Unlock() }
+func (t *tally) hold()   { t.mu.Lock(); t.holds++; t.mu.Unlock() }
+func (t *tally) wedge()  { t.mu.Lock(); t.wedges++; t.mu.Unlock() }
+func (t *tally) probe()  { t.mu.Lock(); t.probes++; t.mu.Unlock() }
 func (t *tally) zombie() { t.mu.Lock(); t.zombies++; t.mu.Unlock() }
 func (t *tally) stuck()  { t.mu.Lock(); t.stuckRelays++; t.mu.Unlock() }
 
@@ -88,7 +96,6 @@ var loopOnly = map[string]string{
 	"fencing":         "the loop contract sees the end state and effects only, not rows or claims",
 	"lease-exclusive": "the loop contract sees the end state and effects only, not rows or claims",
 	"stable-id":       "the loop contract sees the end state and effects only, not rows or claims",
-	"backoff":         "the loop contract sees the end state and effects only, not rows or claims",
 	"model-agreement": "the loop contract has no model of the subject's rows",
 	"observability":   "the loop contract reads no Stats",
 	"retention-safe":  "the loop contract runs no cleanup",
@@ -113,6 +120,12 @@ func (r *runner) summarize(sum *properties.Summary) {
 	if _, ok := capability[Failpointer](r.subj); !ok {
 		sum.NotApplicable["consumer crashes"] = "the subject's consumer has no failpoints (Failpointer): crash steps are skipped"
 	}
+	if _, ok := capability[Backoffer](r.subj); !ok {
+		sum.NotApplicable["backoff"] = "the subject declares no backoff (Backoffer): retries are not timed"
+	}
+	if _, ok := capability[Isolated](r.subj); !ok || r.opts.Dispatchers < 2 {
+		sum.NotApplicable["relay-isolation"] = "the subject declares no relay isolation (Isolated), or runs one relay: wedges are not probed"
+	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
 	}
@@ -126,6 +139,10 @@ type Loop struct {
 	Zombies  int           // publishes attempted by killed incarnations (all refused)
 	Stuck    int           // killed incarnations whose Dispatch never returned
 	Quits    int           // incarnations whose Dispatch returned before any kill
+	Stops    int           // graceful stops that returned
+	Holds    int           // held-open transactions
+	Wedges   int           // relays cut off mid-publish
+	Probes   int           // relay-isolation probes judged
 	// Partitions counts the faults put on each link, by "link kind".
 	Partitions map[string]int
 }
@@ -134,5 +151,6 @@ func (r *runner) loop() Loop {
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
 	return Loop{Kills: r.tally.kills, Outages: r.tally.outages, Zombies: r.tally.zombies, Stuck: r.tally.stuckRelays, Quits: r.tally.quits, Downtime: r.tally.downtime,
+		Stops: r.tally.stops, Holds: r.tally.holds, Wedges: r.tally.wedges, Probes: r.tally.probes,
 		Partitions: maps.Clone(r.tally.partitions)}
 }

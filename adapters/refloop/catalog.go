@@ -20,7 +20,10 @@ type Mutant struct {
 var Mutants = []Mutant{
 	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", New: NotifyOnly},
 	{Name: "delete-dead", Bug: "(e) deletes an event once it is DEAD, leaving no trace", Kills: "no-loss", New: DeleteDead, MaxAttempts: 3},
-	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a poison event is retried for ever, never dead", Kills: "dead-letter", New: AttemptsRolledBack, MaxAttempts: 3},
+	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a failed event is retried at once, with no backoff, for ever, never dead", Kills: "backoff", New: AttemptsRolledBack, MaxAttempts: 3},
+	{Name: "never-dead", Bug: "the failure update never writes DEAD: a poison event is retried, with its backoff, for ever", Kills: "dead-letter", New: NeverDead, MaxAttempts: 3},
+	{Name: "batch-ack", Bug: "(b) stops a batch at a message whose ack timed out, then marks the whole batch published, unsent rows too", Kills: "no-loss", New: BatchAck},
+	{Name: "lock-wait", Bug: "(d) locks its batch FOR UPDATE without SKIP LOCKED and publishes inside the lock, no deadlines: one relay cut off blocks all", Kills: "relay-isolation", New: LockWait},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "timely-delivery", New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", New: NaiveUTCDue},
 }

@@ -28,6 +28,9 @@ type Options struct {
 	// Queries, if set, edits the dispatcher's SQL: a loop mutant made from
 	// a step-contract mutant's queries.
 	Queries func(*impl.Queries)
+	// Step, if set, is the dispatcher's batch: a loop mutant's own
+	// (impl.Loop.Step), built on the reference dispatcher.
+	Step func(d *impl.Dispatcher) func(ctx context.Context, limit int) (int, []error)
 }
 
 // SlowRescan is the reference loop rescanning only every 30 s, woken by
@@ -119,8 +122,11 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub properties.Publisher)
 	}
 	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: q}, Publisher: publisher{pub},
 		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
-		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: 4}}
+		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: refBackoffCap}}
 	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan}
+	if s.opts.Step != nil {
+		loop.Step = s.opts.Step(d)
+	}
 	if s.opts.Rescan > 0 {
 		loop.MaxIdle, loop.Fixed = s.opts.Rescan, true
 	}
@@ -192,3 +198,21 @@ type publisher struct{ p properties.Publisher }
 func (p publisher) Publish(ctx context.Context, m impl.Message) error {
 	return p.p.Publish(ctx, properties.Message(m))
 }
+
+// MinBackoff is the reference's backoff (Backoffer): it counts attempts on
+// claim, so after k failed publishes attempts ≥ k, and its wait is
+// BackoffBase × 2^min(attempts, 4).
+func (s *Subject) MinBackoff(failures int) time.Duration {
+	return s.env.BackoffBase * time.Duration(int64(1)<<min(failures, refBackoffCap))
+}
+
+// refBackoffCap is the reference loop's BackoffCap.
+const refBackoffCap = 4
+
+// IsolationBound is the reference's relay isolation (Isolated): it claims
+// with FOR UPDATE SKIP LOCKED in one statement and publishes after its
+// claim committed, so a relay cut off holds no lock another waits on. A
+// new event is published within a batch's call timeout (2 s, the longest
+// another relay may be stuck in a call of its own), its longest sleep
+// (200 ms) and a margin.
+func (s *Subject) IsolationBound() time.Duration { return 3 * time.Second }

@@ -1,0 +1,101 @@
+package loopcheck
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// backoffSlack is the stated tolerance of backoff: a retry may come this
+// much, plus a tenth of the declared spacing, before MinBackoff says.
+// It covers the broker's and the subject's clocks reading a few
+// milliseconds apart, never a missing backoff.
+const backoffSlack = 10 * time.Millisecond
+
+// refused says a is a refusal the relay saw at once, on a live call:
+// the broker down, the event poison, or the ack lost. After one, a
+// correct subject records the failure and its backoff before it retries.
+func refused(a Attempt) bool {
+	return !a.Expired && (a.Outcome == "down" || a.Outcome == "poison" || a.Outcome == "ack-lost")
+}
+
+// backoff: after an event's k-th failed publish, its next publish comes
+// no sooner than the subject's declared MinBackoff(k), less the slack.
+// Only pairs whose first attempt was a prompt refusal (refused) and with
+// no kill, stop or dispatcher partition between them are judged: the
+// failure was recorded unless something cut the relay off, and then it
+// is the lease, not the backoff, that decides when the retry comes.
+func (c *check) backoff() *properties.Failure {
+	b, ok := capability[Backoffer](c.subj)
+	if !ok {
+		return nil
+	}
+	last, failures := map[string]Attempt{}, map[string]int{}
+	for _, a := range c.bro.record() {
+		if a.Outcome == "dead" {
+			continue // a killed incarnation's, refused by the harness
+		}
+		prev, seen := last[a.EventID]
+		if seen && refused(prev) && !c.disturbed(prev.At, a.At) {
+			want := b.MinBackoff(failures[a.EventID])
+			if gap := a.At - prev.At; gap < want-backoffSlack-want/10 {
+				return c.fail("backoff", fmt.Sprintf("event %s of %s was retried %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
+					a.EventID, a.PaymentID, gap.Round(time.Millisecond), failures[a.EventID], prev.Outcome, prev.Relay, want, backoffSlack))
+			}
+		}
+		if a.Outcome != "accepted" {
+			failures[a.EventID]++
+		}
+		last[a.EventID] = a
+	}
+	return nil
+}
+
+// disturbed says whether a kill, stop, wedge or dispatcher partition
+// was in force at any time in [from, to] (since the schedule started).
+func (c *check) disturbed(from, to time.Duration) bool {
+	c.disturbMu.Lock()
+	defer c.disturbMu.Unlock()
+	for _, w := range c.disturbances {
+		if w.from <= to && (w.to < 0 || w.to >= from) {
+			return true
+		}
+	}
+	return false
+}
+
+// window is a span of a schedule, since its start; to < 0: still open.
+type window struct{ from, to time.Duration }
+
+// disturb opens a disturbance on link (a point one, for a kill or stop,
+// with link ""); calm closes the link's open one.
+func (c *check) disturb(link string, point bool) {
+	c.disturbMu.Lock()
+	defer c.disturbMu.Unlock()
+	now := time.Since(c.bro.start)
+	w := window{from: now, to: -1}
+	if point {
+		w.to = now
+	}
+	c.disturbances = append(c.disturbances, w)
+	if !point {
+		if c.openDisturb == nil {
+			c.openDisturb = map[string]int{}
+		}
+		if _, open := c.openDisturb[link]; !open {
+			c.openDisturb[link] = len(c.disturbances) - 1
+		} else {
+			c.disturbances = c.disturbances[:len(c.disturbances)-1]
+		}
+	}
+}
+
+func (c *check) calm(link string) {
+	c.disturbMu.Lock()
+	defer c.disturbMu.Unlock()
+	if i, open := c.openDisturb[link]; open {
+		c.disturbances[i].to = time.Since(c.bro.start)
+		delete(c.openDisturb, link)
+	}
+}

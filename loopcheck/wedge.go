@@ -1,0 +1,127 @@
+package loopcheck
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// wedgeWait is how long the wedge step waits for a relay to publish.
+const wedgeWait = time.Second
+
+// wedge cuts a relay off in mid-publish, holding whatever it holds: the
+// harness commits a payment (the bait), stops the first publish any live
+// relay makes on its way to the broker, severs that relay's link (a long
+// partition: its server session, its transaction and its locks stay),
+// and only then lets the publish through. A relay that publishes inside
+// its claim's transaction is now cut off with its row locks held; one
+// that claims, commits and then publishes holds nothing. Then, for a
+// subject that declares relay isolation, it probes the others.
+func (c *check) wedge() *properties.Failure {
+	h := c.bro.holdNext()
+	c.produce(true)
+	var got heldPublish
+	select {
+	case got = <-h.held:
+	case <-time.After(wedgeWait):
+		c.bro.unhold(h)
+		c.record("Wedge", "operator", "", fmt.Sprintf("no relay published within %v: nothing wedged", wedgeWait))
+		return nil
+	}
+	link := dispatcher(got.index).String()
+	err := c.net.Inject(link, faults.Fault{Kind: faults.Sever})
+	inTx := c.inTransaction(dispatcher(got.index))
+	close(h.release)
+	if err != nil {
+		c.record("Wedge", link, got.relay, "error: "+err.Error())
+		return nil
+	}
+	c.tally.partition(link, faults.Sever)
+	c.tally.wedge()
+	c.dispatcherFaults++
+	c.disturb(link, false)
+	c.record("Wedge", link, fmt.Sprintf("%s, publishing %s of %s", got.relay, got.msg.ID, got.msg.AggregateID),
+		"link severed mid-publish ("+inTx+"), then the publish let through")
+	return c.probe(got.index)
+}
+
+// inTransaction says whether actor a's server sessions hold an open
+// transaction that has locked or written rows (an xid), for the story.
+func (c *check) inTransaction(a properties.Actor) string {
+	var n int
+	err := c.call(func(ctx context.Context) error {
+		return c.admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND backend_xid IS NOT NULL`, appName(a)).Scan(&n)
+	})
+	switch {
+	case err != nil:
+		return "its sessions unread: " + err.Error()
+	case n > 0:
+		return fmt.Sprintf("%d of its sessions in a transaction holding row locks", n)
+	}
+	return "it holds no transaction"
+}
+
+// probe is relay-isolation's check: with relay wedged cut off, a payment
+// committed now is carried by another relay within the subject's
+// declared IsolationBound. It is judged only while that can be asked of
+// a correct outbox: another relay running on a healthy link, the
+// producer's link healthy, the broker up, prompt and not refusing it.
+func (c *check) probe(wedged int) *properties.Failure {
+	iso, ok := capability[Isolated](c.subj)
+	if !ok || c.opts.Dispatchers < 2 {
+		return nil
+	}
+	if why := c.unprobeable(wedged); why != "" {
+		c.record("Probe", "operator", "relay-isolation", "not judged: "+why)
+		return nil
+	}
+	c.produce(true)
+	pay := fmt.Sprintf("pay-%d", c.pays)
+	if !c.paid[pay] {
+		c.record("Probe", "operator", "relay-isolation", "not judged: the probe's commit failed")
+		return nil
+	}
+	bound, start := iso.IsolationBound(), time.Now()
+	for time.Since(start) <= bound {
+		if c.carried(pay) {
+			c.tally.probe()
+			c.record("Probe", "operator", "relay-isolation: "+pay, fmt.Sprintf("carried %v after its commit", time.Since(start).Round(time.Millisecond)))
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.record("Probe", "operator", "relay-isolation: "+pay, fmt.Sprintf("not carried within %v", bound))
+	return c.fail("relay-isolation", fmt.Sprintf("with %s cut off mid-publish, no other relay published %s within the declared bound %v (another relay was running on a healthy link, the broker up)",
+		dispatcher(wedged), pay, bound))
+}
+
+// unprobeable says why relay-isolation cannot be asked now, or "".
+func (c *check) unprobeable(wedged int) string {
+	if c.net.Faulty(properties.Actor{Role: properties.Producer}.String()) {
+		return "the producer's link is faulted"
+	}
+	if why := c.bro.blocked(fmt.Sprintf("pay-%d", c.pays+1)); why != "" {
+		return why
+	}
+	for j, rl := range c.relays {
+		l := dispatcher(j).String()
+		if j != wedged && rl != nil && !rl.returned() && !c.net.Faulty(l) && !c.net.IsDown(l) {
+			return ""
+		}
+	}
+	return "no other relay runs on a healthy link"
+}
+
+// carried says whether the broker has accepted pay's event.
+func (c *check) carried(pay string) bool {
+	for _, m := range c.bro.messages() {
+		if m.AggregateID == pay {
+			return true
+		}
+	}
+	return false
+}
