@@ -71,6 +71,11 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		return nil, fmt.Errorf("reset: %w", err)
 	}
 	defer c.shutdown()
+	defer func() {
+		c.histMu.Lock()
+		defer c.histMu.Unlock()
+		r.story = properties.History{Entries: append([]properties.Entry(nil), c.hist.Entries...)}
+	}()
 	for i := range r.opts.Dispatchers {
 		c.startRelay(i)
 	}

@@ -3,6 +3,8 @@ package loopcheck
 import (
 	"errors"
 	"time"
+
+	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Options tune a run. Zero fields take the defaults given.
@@ -43,6 +45,10 @@ type Options struct {
 	// before it is kept as shrunk so far (not confirmed again). Run then
 	// returns with Summary.Interrupted set.
 	Interrupt <-chan struct{} `json:"-"`
+	// OnCheck, if set, receives each schedule's story when it ends (its
+	// Shrinking set for a shrink run), from Run's goroutine: a progress
+	// line, or a rate plot.
+	OnCheck func(*properties.History) `json:"-"`
 }
 
 // interrupted reports whether o.Interrupt is closed.

@@ -69,6 +69,11 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 		default:
 			res.count(s)
 			f, err = r.run(s)
+			if opts.OnCheck != nil && err == nil {
+				h := r.story
+				h.Shrinking = res.Failure != nil
+				opts.OnCheck(&h)
+			}
 		}
 		switch {
 		case errors.Is(err, errInterrupted):
@@ -178,6 +183,7 @@ type runner struct {
 	env   Env
 	admin *pgx.Conn // direct: ends a killed actor's sessions
 	tally tally
+	story properties.History // the last schedule's, pass or fail
 }
 
 func open(newSubject NewSubject, opts Options) (*runner, error) {

@@ -53,7 +53,7 @@ const scheduleFile = "schedule.json"
 
 // runLoop runs c's subject through the loop contract (black-box, real
 // time, faults from outside), writes the reports and returns the verdict.
-func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) error {
+func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.Writer) error {
 	ls, ok := loopSubjects[c.subject]
 	if !ok {
 		return usageErrorf("--loop runs %s, not %q", loopNames(), c.subject)
@@ -64,9 +64,13 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout io.Writer) 
 	}
 	defer drop()
 	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C}
+	prog := newProgress(stderr, c.budget.Checks, time.Time{})
+	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()
 	rec := properties.NewRecorder("outboxcheck/loop/"+c.subject, nil)
+	prog.start()
 	res := loopcheck.Run(rec, ls.new, lopts)
+	prog.stop()
 	restore()
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	rep.Fill(res.Summary)

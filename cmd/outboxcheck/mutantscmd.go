@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +18,7 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	var b budgetFlags
 	b.register(fs, 300)
 	list := fs.Bool("list", false, "list the mutants and exit")
-	only := fs.String("only", "", "comma-separated mutant names (default: all)")
+	only := fs.String("only", "", "comma-separated mutant names, of either contract (default: all)")
 	noRef := fs.Bool("no-reference", false, "skip the reference implementation's rows")
 	noLoop := fs.Bool("no-loop", false, "skip the loop contract's rows (the reference relay and its mutants, on real time)")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
@@ -41,9 +43,13 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	if budget.Seed == 0 {
 		budget.Seed = 1 // the matrix is a benchmark: reproducible unless asked otherwise
 	}
-	ms, err := mutantList(*only)
+	stepOnly, loopOnly := splitOnly(*only)
+	ms, err := mutantList(stepOnly)
 	if err != nil {
 		return err
+	}
+	if *only != "" && ms == nil {
+		ms = []mutants.Mutant{} // loop mutants only
 	}
 
 	ses, err := openSession(*url, stderr, false)
@@ -58,7 +64,7 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, row, "SUBJECT", "VERDICT", "PROPERTY", "CHECKS", "TO FAIL", "STEPS", "TOTAL")
 	bad := 0
 	rows, err := killmatrix.Run(ctx, killmatrix.Config{Cluster: cluster, Budget: budget, Mutants: ms, Reference: !*noRef,
-		Loop: !*noLoop && *only == ""},
+		Loop: !*noLoop && (*only == "" || loopOnly != nil), LoopMutants: loopOnly},
 		func(r killmatrix.Row) {
 			if !r.OK() {
 				bad++
@@ -101,4 +107,22 @@ func needs(m mutants.Mutant) string {
 		return "concurrency"
 	}
 	return "-"
+}
+
+// splitOnly parts --only's names into the step contract's and the loop
+// contract's (refloop.Mutants); loop is nil when --only names none.
+func splitOnly(only string) (step string, loop []string) {
+	if only == "" {
+		return "", nil
+	}
+	var steps []string
+	for _, name := range strings.Split(only, ",") {
+		name = strings.TrimSpace(name)
+		if slices.ContainsFunc(refloop.Mutants, func(m refloop.Mutant) bool { return m.Name == name }) {
+			loop = append(loop, name)
+		} else {
+			steps = append(steps, name)
+		}
+	}
+	return strings.Join(steps, ","), loop
 }

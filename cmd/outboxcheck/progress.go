@@ -52,7 +52,7 @@ func (p *progress) check(h *properties.History) {
 	p.checks++
 	p.steps += len(h.Entries)
 	for _, e := range h.Entries {
-		if e.Action == "Partition" || e.Action == "CrashMidMark" || e.Action == "CrashDatabase" {
+		if faultActions[e.Action] {
 			p.faults++
 		}
 	}
@@ -114,6 +114,12 @@ func (p *progress) print() {
 		fmt.Fprintf(p.w, "outboxcheck: %s\n", line)
 	}
 }
+
+// faultActions are the story's actions that are faults, on either
+// contract.
+var faultActions = map[string]bool{"Partition": true, "CrashMidMark": true, "CrashDatabase": true,
+	"CrashDispatcher": true, "StopDispatcher": true, "BrokerDown": true, "BrokerSlow": true, "AckLost": true,
+	"Poison": true, "CrashConsumer": true, "HoldTransaction": true, "Wedge": true}
 
 // testHookCheck, if set (by tests only), sees every check as it ends.
 var testHookCheck func(*properties.History)

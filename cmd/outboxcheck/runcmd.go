@@ -71,7 +71,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if c.loop {
 		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %d schedules, seed %d\n",
 			c.subject, ses.cluster.Version, ses.cluster.Source, c.budget.Checks, c.budget.Seed)
-		return runLoop(c, ses, c.newReport(ses), stdout)
+		return runLoop(c, ses, c.newReport(ses), stdout, stderr)
 	}
 	opts, drop, err := ses.options(c.faults, c.concurrent)
 	if err != nil {

@@ -27,9 +27,12 @@ type Config struct {
 	Reference bool
 	// Loop adds the loop contract's rows: the reference relay, which must
 	// pass, and every refloop.Mutants, under LoopBudget.
-	Loop       bool
-	LoopBudget LoopBudget
-	Live       io.Writer // if set, receives rapid's output as it comes
+	Loop bool
+	// LoopMutants, if not nil, are the only loop mutants run (by name);
+	// the loop reference row then runs only with Reference.
+	LoopMutants []string
+	LoopBudget  LoopBudget
+	Live        io.Writer // if set, receives rapid's output as it comes
 }
 
 // Row is one subject's outcome.

@@ -2,6 +2,7 @@ package killmatrix
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
@@ -29,8 +30,14 @@ func (c Config) loopRows() []loopRow {
 	if !c.Loop {
 		return nil
 	}
-	out := []loopRow{{name: "loop:reference", new: refloop.New, opts: loopcheck.Options{Recovery: refloop.Recovery}}}
+	var out []loopRow
+	if c.Reference || c.LoopMutants == nil {
+		out = append(out, loopRow{name: "loop:reference", new: refloop.New, opts: loopcheck.Options{Recovery: refloop.Recovery}})
+	}
 	for _, m := range refloop.Mutants {
+		if c.LoopMutants != nil && !slices.Contains(c.LoopMutants, m.Name) {
+			continue
+		}
 		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, new: m.New,
 			opts: loopcheck.Options{Recovery: refloop.Recovery, MaxAttempts: m.MaxAttempts}})
 	}
