@@ -23,31 +23,53 @@ func refused(a Attempt) bool {
 // backoff: after an event's k-th failed publish, its next publish comes
 // no sooner than the subject's declared MinBackoff(k), less the slack.
 // Only pairs whose first attempt was a prompt refusal (refused) and with
-// no kill, stop or dispatcher partition between them are judged: the
-// failure was recorded unless something cut the relay off, and then it
-// is the lease, not the backoff, that decides when the retry comes.
+// no kill, stop, wedge, dispatcher partition or slow-broker window
+// between them are judged: the failure was recorded unless something cut
+// the relay off, and then it is the lease, not the backoff, that decides
+// when the retry comes; and on a slow broker a relay may still hold an
+// older claim, lease expired, and publish it after another's failure.
 func (c *check) backoff() *properties.Failure {
 	b, ok := capability[Backoffer](c.subj)
 	if !ok {
 		return nil
 	}
-	last, failures := map[string]Attempt{}, map[string]int{}
+	perEvent := map[string][]Attempt{}
+	var order []string
 	for _, a := range c.bro.record() {
 		if a.Outcome == "dead" {
 			continue // a killed incarnation's, refused by the harness
 		}
-		prev, seen := last[a.EventID]
-		if seen && refused(prev) && !c.disturbed(prev.At, a.At) {
-			want := b.MinBackoff(failures[a.EventID])
-			if gap := a.At - prev.At; gap < want-backoffSlack-want/10 {
-				return c.fail("backoff", fmt.Sprintf("event %s of %s was retried %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
-					a.EventID, a.PaymentID, gap.Round(time.Millisecond), failures[a.EventID], prev.Outcome, prev.Relay, want, backoffSlack))
-			}
+		if perEvent[a.EventID] == nil {
+			order = append(order, a.EventID)
 		}
-		if a.Outcome != "accepted" {
-			failures[a.EventID]++
+		perEvent[a.EventID] = append(perEvent[a.EventID], a)
+	}
+	for _, id := range order {
+		if f := c.spaced(b, perEvent[id]); f != nil {
+			return f
 		}
-		last[a.EventID] = a
+	}
+	return nil
+}
+
+// spaced judges one event's attempts, in order. failures counts only the
+// refusals the subject surely recorded (judged pairs): one it may have
+// lost with a cut-off relay, or rolled back with a killed transaction,
+// must not raise the backoff asked of a subject that counts attempts on
+// failure.
+func (c *check) spaced(b Backoffer, as []Attempt) *properties.Failure {
+	failures := 0
+	for i := 1; i < len(as); i++ {
+		prev, a := as[i-1], as[i]
+		if !refused(prev) || c.disturbed(prev.At, a.At) {
+			continue
+		}
+		failures++
+		want := b.MinBackoff(failures)
+		if gap := a.At - prev.At; gap < want-backoffSlack-want/10 {
+			return c.fail("backoff", fmt.Sprintf("event %s of %s was retried %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
+				a.EventID, a.PaymentID, gap.Round(time.Millisecond), failures, prev.Outcome, prev.Relay, want, backoffSlack))
+		}
 	}
 	return nil
 }
@@ -67,6 +89,16 @@ func (c *check) disturbed(from, to time.Duration) bool {
 
 // window is a span of a schedule, since its start; to < 0: still open.
 type window struct{ from, to time.Duration }
+
+// disturbFor records a disturbance from now for d: a slow broker's
+// window and its late acks, during which a relay may hold claims past
+// their lease and publish them after another relay's failure.
+func (c *check) disturbFor(d time.Duration) {
+	c.disturbMu.Lock()
+	defer c.disturbMu.Unlock()
+	now := time.Since(c.bro.start)
+	c.disturbances = append(c.disturbances, window{from: now, to: now + d})
+}
 
 // disturb opens a disturbance on link (a point one, for a kill or stop,
 // with link ""); calm closes the link's open one.

@@ -237,6 +237,7 @@ func (c *check) step(st Step) {
 		c.poison(st)
 	case "broker-slow":
 		c.bro.slowFor(st.For, st.Delay)
+		c.disturbFor(st.For + st.Delay + c.opts.Lease)
 		c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %v late", st.For, st.Delay), "")
 	case "ack-lost":
 		c.bro.loseAck()

@@ -86,7 +86,10 @@ func poisonWhich(n int) string {
 	return fmt.Sprintf("the payment %d on", n)
 }
 
-var slowDelays = []time.Duration{20 * time.Millisecond, 300 * time.Millisecond, time.Second, maxSlowDelay}
+// slowDelays are how late a slow broker acks: within, near and past a
+// typical 2 s call deadline, weighted past it (where a relay must tell a
+// timeout from its shutdown, and a batch's ack from its processing).
+var slowDelays = []time.Duration{20 * time.Millisecond, 300 * time.Millisecond, time.Second, 1900 * time.Millisecond, maxSlowDelay, maxSlowDelay}
 
 // maxSlowDelay is the latest a slow broker acknowledges.
 const maxSlowDelay = 2500 * time.Millisecond
@@ -145,7 +148,13 @@ func drawStep(t *rapid.T, links []string, dispatchers int) Step {
 	case "broker-down":
 		return Step{Kind: k, For: ms(20, int(maxOutage/time.Millisecond), "outage-ms")}
 	case "poison":
-		return Step{Kind: k, N: rapid.IntRange(0, 2).Draw(t, "payment"), After: rapid.IntRange(0, 3).Draw(t, "refusals")}
+		// For ever half the time: a poison that wears off tests retries,
+		// one that never does tests the dead letter.
+		st := Step{Kind: k, N: rapid.IntRange(0, 2).Draw(t, "payment")}
+		if !rapid.Bool().Draw(t, "forever") {
+			st.After = rapid.IntRange(1, 3).Draw(t, "refusals")
+		}
+		return st
 	case "broker-slow":
 		// Delays around the relays' own deadlines: from well within to
 		// past a typical 2 s call timeout.

@@ -20,6 +20,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	budget := fs.Duration("budget", 30*time.Second, "time per mutant and seed (harness) and per mutant (soak)")
 	out := fs.String("out", "BENCHMARKS.md", "where to write the report ('-' for stdout)")
 	only := fs.String("only", "", "comma-separated mutant names (default: all)")
+	noLoop := fs.Bool("no-loop", false, "skip the loop mutants' rows")
+	loopOnly := fs.Bool("loop-only", false, "measure only the loop mutants' rows, and replace only their section of --out")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -42,7 +44,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	defer ses.close()
 	ctx, cluster := ses.ctx, ses.cluster
-	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: *url, Seeds: *seeds, Budget: *budget, Mutants: ms, Log: stderr})
+	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: *url, Seeds: *seeds, Budget: *budget, Mutants: ms, Log: stderr,
+		Loop: !*noLoop && *only == "", LoopOnly: *loopOnly})
 	if err != nil {
 		return infraError(err)
 	}
@@ -52,7 +55,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		cmd += " " + strings.Join(args, " ")
 	}
 	m := bench.ThisMachine(fmt.Sprintf("%s (%s)", cluster.Version, cluster.Source), toolVersion())
-	if err := rep.Markdown(&b, m, cmd); err != nil {
+	if *loopOnly {
+		if err := spliceLoop(&b, *out, rep); err != nil {
+			return err
+		}
+	} else if err := rep.Markdown(&b, m, cmd); err != nil {
 		return err
 	}
 	if *out == "-" {
@@ -90,4 +97,24 @@ func checkWritable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// spliceLoop writes to b the report at out with its loop section (from
+// bench.LoopHeading on) replaced by rep's.
+func spliceLoop(b *bytes.Buffer, out string, rep *bench.Report) error {
+	old := []byte{}
+	if out != "-" {
+		var err error
+		if old, err = os.ReadFile(out); err != nil && !os.IsNotExist(err) {
+			return usageErrorf("read %s: %v", out, err)
+		}
+	}
+	if i := bytes.Index(old, []byte(bench.LoopHeading)); i >= 0 {
+		old = old[:i]
+	} else if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n\n")) {
+		old = append(old, '\n')
+	}
+	b.Write(old)
+	b.WriteString(rep.LoopMarkdown())
+	return nil
 }

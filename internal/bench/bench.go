@@ -27,6 +27,9 @@ type Config struct {
 	Budget  time.Duration
 	Mutants []mutants.Mutant
 	Log     io.Writer // progress lines
+	// Loop adds the loop mutants' time to kill and the loop soak;
+	// LoopOnly measures nothing else.
+	Loop, LoopOnly bool
 }
 
 // Report is every figure of one run.
@@ -39,6 +42,7 @@ type Report struct {
 	FaultFree    Throughput
 	Faulted      Throughput
 	Kills        []Kill
+	LoopKills    []LoopKill
 }
 
 // Throughput is steps per second of the state machine on the reference.
@@ -95,6 +99,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	r := &Report{Started: time.Now(), Seeds: c.Seeds, Budget: c.Budget}
 	var err error
+	if c.LoopOnly {
+		r.LoopKills, err = c.loopKills(ctx)
+		r.Took = time.Since(r.Started)
+		return r, err
+	}
 	if r.ClusterReady, err = clusterReady(ctx, c.URL, 5); err != nil {
 		return nil, err
 	}
@@ -115,6 +124,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		c.logf("%-32s harness %d/%d median %v max %v; soak killed=%v in %v", m.Name, len(k.Times), c.Seeds,
 			k.Median().Round(time.Millisecond), k.Max().Round(time.Millisecond), k.Soak.Killed, k.Soak.ToFail.Round(time.Millisecond))
 		r.Kills = append(r.Kills, k)
+	}
+	if c.Loop {
+		if r.LoopKills, err = c.loopKills(ctx); err != nil {
+			return nil, err
+		}
 	}
 	r.Took = time.Since(r.Started)
 	return r, nil

@@ -105,6 +105,10 @@ func (r *Report) Markdown(w io.Writer, m Machine, command string) error {
 	}
 	p("")
 	p("A soak kill says only that some payment ended wrong; the harness names the property, the step, and shrinks the history to a few steps.")
+	if r.LoopKills != nil {
+		p("")
+		b.WriteString(r.LoopMarkdown())
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
