@@ -1,0 +1,58 @@
+package loopcheck
+
+import (
+	"testing"
+	"time"
+)
+
+// declared is a subject that declares the reference's backoff: 40 ms
+// after the first failure, 80 ms after the second.
+type declared struct{ Subject }
+
+func (declared) MinBackoff(k int) time.Duration { return 20 * time.Millisecond << min(k, 4) }
+
+func judgeBackoff(as []Attempt, ws ...window) string {
+	c := &check{runner: &runner{subj: declared{}}, bro: &broker{attempts: as}, disturbances: ws}
+	if f := c.backoff(); f != nil {
+		return f.Message
+	}
+	return ""
+}
+
+func attempt(at time.Duration, outcome, relay string) Attempt {
+	return Attempt{EventID: "e1", PaymentID: "pay-1", At: at, Relay: relay, Outcome: outcome}
+}
+
+// The judge of backoff: a retry sooner than declared fails; the same
+// retry is not judged when a relay may have been cut off, or may have
+// published an older claim on a slow broker; a refusal the subject may
+// never have recorded does not raise what is asked of the next.
+func TestBackoffJudge(t *testing.T) {
+	ms := time.Millisecond
+	soon := []Attempt{attempt(0, "down", "d0#1"), attempt(20*ms, "accepted", "d1#1")}
+	if judgeBackoff(soon) == "" {
+		t.Error("a retry 20 ms after a refusal, declared 40 ms, passed")
+	}
+	if got := judgeBackoff(soon, window{from: 10 * ms, to: 10 * ms}); got != "" {
+		t.Errorf("a retry across a kill was judged: %s", got)
+	}
+	if got := judgeBackoff(soon, window{from: -time.Second, to: 5 * ms}); got != "" {
+		t.Errorf("a retry in a slow-broker window was judged: %s", got)
+	}
+	expired := []Attempt{{EventID: "e1", At: 0, Outcome: "down", Expired: true}, attempt(20*ms, "accepted", "d1#1")}
+	if got := judgeBackoff(expired); got != "" {
+		t.Errorf("a refusal on an expired call was judged: %s", got)
+	}
+	if got := judgeBackoff(soon[:1]); got != "" {
+		t.Errorf("one attempt was judged: %s", got)
+	}
+	// Refused, cut off (unrecorded), refused, retried 50 ms later: one
+	// failure surely recorded, so 40 ms is asked, not 80.
+	lost := []Attempt{attempt(0, "down", "d0#1"), attempt(400*ms, "down", "d1#1"), attempt(450*ms, "accepted", "d1#1")}
+	if got := judgeBackoff(lost, window{from: 100 * ms, to: 100 * ms}); got != "" {
+		t.Errorf("an unrecorded failure raised the backoff asked: %s", got)
+	}
+	if judgeBackoff(lost) == "" {
+		t.Error("50 ms after a second recorded failure, declared 80 ms, passed")
+	}
+}
