@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
@@ -42,6 +43,13 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	tb.Helper()
 	opts = opts.withDefaults()
 	res := Result{Options: opts}
+	cleanup, err := provision(&opts)
+	if err != nil {
+		res.Failure = &properties.Failure{Infrastructure: true, Message: err.Error()}
+		tb.Errorf("infrastructure error: %v", err)
+		return res
+	}
+	defer cleanup()
 	r, err := open(newSubject, opts)
 	if err != nil {
 		res.Failure = &properties.Failure{Infrastructure: true, Message: err.Error()}
@@ -155,6 +163,11 @@ func (res *Result) count(s Schedule) {
 // same property: real time does not replay exactly. last is the last
 // failing run's failure (nil if none failed), with its story.
 func Replay(newSubject NewSubject, opts Options, s Schedule, property string, n int) (reproduced int, last *properties.Failure, err error) {
+	cleanup, err := provision(&opts)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer cleanup()
 	r, err := open(newSubject, opts.withDefaults())
 	if err != nil {
 		return 0, nil, err
@@ -207,6 +220,12 @@ func open(newSubject NewSubject, opts Options) (*runner, error) {
 	if r.admin, err = pgx.Connect(ctx, opts.DatabaseURL); err != nil {
 		r.net.Close()
 		return nil, fmt.Errorf("harness session: %w", err)
+	}
+	// Every schedule resets the subject, deleting its rows: only a
+	// database the harness made will do (pgscratch, or none at all).
+	if err := pgprov.EnsureOwned(ctx, r.admin); err != nil {
+		r.closeHarness()
+		return nil, fmt.Errorf("loopcheck: %w (give no DatabaseURL, or one from pgscratch)", err)
 	}
 	var (
 		mu      sync.Mutex
@@ -269,4 +288,20 @@ func (r *runner) closeHarness() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	r.admin.Close(ctx)
+}
+
+// provision gives opts a scratch database of the harness's own when it
+// names none: found or started as pgscratch does, dropped by cleanup.
+func provision(opts *Options) (cleanup func(), err error) {
+	if opts.DatabaseURL != "" {
+		return func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, db, cleanup, err := pgprov.Scratch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("provision PostgreSQL: %w", err)
+	}
+	opts.DatabaseURL = db.URL
+	return cleanup, nil
 }
