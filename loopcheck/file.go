@@ -70,7 +70,7 @@ func ReadFile(path string) (File, error) {
 
 func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
-	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause":
+	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause", "hold-tx", "wedge":
 	case "crash-consumer":
 		if s.At != properties.BeforeCommit && s.At != properties.AfterCommit {
 			return fmt.Errorf("unknown failpoint %q", s.At)
@@ -83,7 +83,7 @@ func (s Step) valid(dispatchers int) error {
 		if !slices.Contains(zones, s.Zone) {
 			return fmt.Errorf("unknown time zone %q", s.Zone)
 		}
-	case "kill", "restart":
+	case "kill", "restart", "stop":
 		if s.N < 0 || s.N >= dispatchers {
 			return fmt.Errorf("no dispatcher %d", s.N)
 		}

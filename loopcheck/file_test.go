@@ -1,0 +1,39 @@
+package loopcheck
+
+import (
+	"path/filepath"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Every step a schedule can draw must pass the file's validation, or a
+// saved counterexample holding it cannot be replayed (a "wedge" step once
+// made `outboxcheck replay` refuse its own schedule).
+func TestEveryDrawnStepKindReadsBack(t *testing.T) {
+	seen := map[string]bool{}
+	rapid.Check(t, func(t *rapid.T) {
+		st := drawStep(t, []string{"producer", "dispatcher-0"}, 2)
+		seen[st.Kind] = true
+		if err := st.valid(2); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	})
+	for _, k := range stepKinds {
+		if !seen[k] {
+			t.Errorf("step kind %q never drawn in 100 checks", k)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "schedule.json")
+	var s Schedule
+	for _, k := range stepKinds {
+		s = append(s, Step{Kind: k, Zone: "UTC", At: "before-commit", Fault: "sever"})
+	}
+	s = append(s, Step{Kind: "timezone", Zone: "Asia/Tokyo"})
+	if err := WriteFile(path, File{Property: "no-loss", Schedule: s}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+}
