@@ -22,12 +22,20 @@ func refused(a Attempt) bool {
 
 // backoff: after an event's k-th failed publish, its next publish comes
 // no sooner than the subject's declared MinBackoff(k), less the slack.
-// Only pairs whose first attempt was a prompt refusal (refused) and with
-// no kill, stop, wedge, dispatcher partition or slow-broker window
-// between them are judged: the failure was recorded unless something cut
-// the relay off, and then it is the lease, not the backoff, that decides
-// when the retry comes; and on a slow broker a relay may still hold an
-// older claim, lease expired, and publish it after another's failure.
+// A pair is judged only if its retry could not have come from a claim
+// older than the refusal:
+//   - the first attempt was a prompt refusal (refused), so the subject
+//     knew of the failure at once;
+//   - no kill, stop, wedge, dispatcher partition or slow-broker window
+//     fell between them: the failure was recorded unless something cut
+//     the relay off, and then it is the lease, not the backoff, that
+//     decides when the retry comes;
+//   - the retry came within one lease of the payment's transaction
+//     beginning (leaseBound). Two claims of one event before its
+//     failure was recorded need a lease to expire in between, so a
+//     relay that was merely slow (a stalled CPU, a long batch) and
+//     publishes an older claim after another relay's refusal can only
+//     do so a lease or more after the event could first be claimed.
 func (c *check) backoff() *properties.Failure {
 	b, ok := capability[Backoffer](c.subj)
 	if !ok {
@@ -61,7 +69,7 @@ func (c *check) spaced(b Backoffer, as []Attempt) *properties.Failure {
 	failures := 0
 	for i := 1; i < len(as); i++ {
 		prev, a := as[i-1], as[i]
-		if !refused(prev) || c.disturbed(prev.At, a.At) {
+		if !refused(prev) || c.disturbed(prev.At, a.At) || !c.withinFirstLease(a) {
 			continue
 		}
 		failures++
@@ -72,6 +80,14 @@ func (c *check) spaced(b Backoffer, as []Attempt) *properties.Failure {
 		}
 	}
 	return nil
+}
+
+// withinFirstLease says whether attempt a came less than one lease after
+// its payment's transaction began (a payment the harness did not begin
+// is never judged).
+func (c *check) withinFirstLease(a Attempt) bool {
+	begun, ok := c.begun[a.PaymentID]
+	return ok && a.At-begun < c.opts.Lease
 }
 
 // disturbed says whether a kill, stop, wedge or dispatcher partition

@@ -12,7 +12,13 @@ type declared struct{ Subject }
 func (declared) MinBackoff(k int) time.Duration { return 20 * time.Millisecond << min(k, 4) }
 
 func judgeBackoff(as []Attempt, ws ...window) string {
-	c := &check{runner: &runner{subj: declared{}}, bro: &broker{attempts: as}, disturbances: ws}
+	return judgeBegun(0, as, ws...)
+}
+
+// judgeBegun judges as for a payment begun at begun, with a 1 s lease.
+func judgeBegun(begun time.Duration, as []Attempt, ws ...window) string {
+	c := &check{runner: &runner{subj: declared{}, opts: Options{Lease: time.Second}}, bro: &broker{attempts: as},
+		disturbances: ws, begun: map[string]time.Duration{"pay-1": begun}}
 	if f := c.backoff(); f != nil {
 		return f.Message
 	}
@@ -54,5 +60,17 @@ func TestBackoffJudge(t *testing.T) {
 	}
 	if judgeBackoff(lost) == "" {
 		t.Error("50 ms after a second recorded failure, declared 80 ms, passed")
+	}
+	// A lease or more after the payment began, a retry may be a slow
+	// relay's older claim, published after another's refusal: not judged.
+	late := []Attempt{attempt(1400*ms, "poison", "d1#2"), attempt(1406*ms, "poison", "d0#1")}
+	if got := judgeBegun(400*ms, late); got != "" {
+		t.Errorf("a retry a lease after the payment began was judged: %s", got)
+	}
+	if judgeBegun(500*ms, late) == "" {
+		t.Error("a retry 6 ms after a refusal, within the first lease, passed")
+	}
+	if got := (&check{runner: &runner{opts: Options{Lease: time.Second}}}).withinFirstLease(late[0]); got {
+		t.Error("an attempt on a payment the harness never began counted as within its first lease")
 	}
 }

@@ -23,6 +23,9 @@ type check struct {
 	maybe  map[string]bool // commits whose outcome is unknown
 	voided map[string]bool // rolled back
 	pays   int
+	// begun is when each payment's transaction began, since the schedule
+	// started: no relay can have claimed its event before then.
+	begun map[string]time.Duration
 	// downtime is the broker downtime granted so far, against RetryBudget
 	// unless the subject shows its dead letters.
 	downtime time.Duration
@@ -59,7 +62,7 @@ type check struct {
 func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	now := time.Now()
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
-		maybe: map[string]bool{}, voided: map[string]bool{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
+		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
 	c.prod = c.newProducer()
 	if err := c.healAll(); err != nil {
 		return nil, err

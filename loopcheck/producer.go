@@ -46,6 +46,7 @@ func (c *check) produce(commit bool) {
 	c.pays++
 	p := properties.Payment{ID: fmt.Sprintf("pay-%d", c.pays), MerchantID: fmt.Sprintf("m-%d", c.pays%3), AmountCents: int64(100 * c.pays)}
 	action := map[bool]string{true: "Commit", false: "Rollback"}[commit]
+	c.begun[p.ID] = time.Since(c.bro.start)
 	ctx, cancel := context.WithTimeout(c.ctx, c.producerTimeout())
 	defer cancel()
 	err := transact(ctx, c.prod, p, commit)
