@@ -75,8 +75,8 @@ func (c *check) spaced(b Backoffer, as []Attempt) *properties.Failure {
 		failures++
 		want := b.MinBackoff(failures)
 		if gap := a.At - prev.At; gap < want-backoffSlack-want/10 {
-			return c.fail("backoff", fmt.Sprintf("event %s of %s was retried %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
-				a.EventID, a.PaymentID, gap.Round(time.Millisecond), failures, prev.Outcome, prev.Relay, want, backoffSlack))
+			return c.fail("backoff", fmt.Sprintf("event %s of %s was retried by %s %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
+				a.EventID, a.PaymentID, a.Relay, gap.Round(time.Millisecond), failures, prev.Outcome, prev.Relay, want, backoffSlack))
 		}
 	}
 	return nil

@@ -13,15 +13,17 @@ import (
 func TestEveryDrawnStepKindReadsBack(t *testing.T) {
 	seen := map[string]bool{}
 	rapid.Check(t, func(t *rapid.T) {
-		st := drawStep(t, []string{"producer", "dispatcher-0"}, 2)
-		seen[st.Kind] = true
-		if err := st.valid(2); err != nil {
-			t.Fatalf("%s: %v", st, err)
+		for range 100 {
+			st := drawStep(t, []string{"producer", "dispatcher-0"}, 2)
+			seen[st.Kind] = true
+			if err := st.valid(2); err != nil {
+				t.Fatalf("%s: %v", st, err)
+			}
 		}
 	})
 	for _, k := range stepKinds {
 		if !seen[k] {
-			t.Errorf("step kind %q never drawn in 100 checks", k)
+			t.Errorf("step kind %q never drawn in 100 checks of 100 steps", k)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "schedule.json")
