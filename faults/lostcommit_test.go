@@ -116,7 +116,7 @@ func TestLostCommitReplyIsIndeterminateNotFailed(t *testing.T) {
 // problem; then the event goes out and is consumed once.
 func checkModelAcceptsIt(t *testing.T, id string, r impl.Row) {
 	t.Helper()
-	s, ps := model.Commit(model.New(t0, model.SeedPolicy()), "p1", id, model.Unknown)
+	s, ps := model.Commit(model.New(t0, model.SeedSemantics()), "p1", id, model.Unknown)
 	s, more := model.Observe(s, model.Observed{Rows: map[string]model.Row{r.ID: {ID: r.ID, AggregateID: r.AggregateID,
 		Status: model.Pending, AvailableAt: r.AvailableAt, CreatedAt: r.CreatedAt}}}, false)
 	if ps = append(ps, more...); len(ps) > 0 {

@@ -14,18 +14,25 @@ func AdvanceClock(s State, d time.Duration) State {
 }
 
 // Due reports whether a claim at s.Now may take r: PENDING or FAILED and
-// available, or PUBLISHING with an expired lease.
+// available, or PUBLISHING with an expired lease where the claim query
+// takes those back (not where a rescuer does).
 func (s State) Due(r Row) bool {
 	switch r.Status {
 	case Pending, Failed:
-		return !r.AvailableAt.After(s.Now)
+		return s.Sem.reached(r.AvailableAt, s.Now)
 	case Publishing:
-		return !r.ClaimExpiresAt.After(s.Now)
+		return s.Sem.Rescue == nil && s.Expired(r)
 	}
 	return false
 }
 
-// NextAttemptAt is the earliest next due available_at or lease expiry.
+// Expired reports whether r is PUBLISHING with its lease over at s.Now.
+func (s State) Expired(r Row) bool {
+	return r.Status == Publishing && s.Sem.reached(r.ClaimExpiresAt, s.Now)
+}
+
+// NextAttemptAt is the earliest next due available_at or lease expiry
+// (where a rescuer takes leases back: when it may).
 func (s State) NextAttemptAt() (time.Time, bool) {
 	var best time.Time
 	found := false
@@ -44,6 +51,32 @@ func (s State) NextAttemptAt() (time.Time, bool) {
 		}
 	}
 	return best, found
+}
+
+// LastDeadline is the latest instant at which a waiting row comes due
+// (the late end of a jittered backoff) or a lease ends: once the clock is
+// past it, nothing waits on time.
+func (s State) LastDeadline() (time.Time, bool) {
+	var last time.Time
+	found := false
+	for _, r := range s.Rows {
+		var at time.Time
+		switch r.Status {
+		case Pending, Failed:
+			at = r.AvailableAt
+			if !r.AvailableLatest.IsZero() {
+				at = r.AvailableLatest
+			}
+		case Publishing:
+			at = r.ClaimExpiresAt
+		default:
+			continue
+		}
+		if !found || at.After(last) {
+			last, found = at, true
+		}
+	}
+	return last, found
 }
 
 // Stats is what an operator sees.

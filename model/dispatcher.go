@@ -68,18 +68,35 @@ func (s State) claim(limit int, got []Claimed, locked func(id string) bool) (Sta
 		if p, bad := s.claimable(r); bad {
 			ps = append(ps, p)
 		}
-		if c.Attempts != r.Attempts+1 {
+		want := s.claimedAttempts(r)
+		if c.Attempts != want {
 			ps = append(ps, Problem{Property: Backoff, Event: c.ID,
-				Detail: fmt.Sprintf("claim returned attempts %d, want %d (claiming counts an attempt)", c.Attempts, r.Attempts+1)})
+				Detail: fmt.Sprintf("claim returned attempts %d, want %d (%s)", c.Attempts, want, s.attemptRule())})
 		}
 		if c.ClaimID == "" {
 			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: "claimed without a claim_id"})
 		}
-		r.Status, r.Attempts, r.ClaimID = Publishing, r.Attempts+1, c.ClaimID
-		r.ClaimExpiresAt = s.Now.Add(s.Policy.Lease)
+		r.Status, r.Attempts, r.ClaimID = Publishing, want, c.ClaimID
+		r.ClaimExpiresAt = s.Now.Add(s.Sem.Lease)
 		s.Rows[c.ID] = r
 	}
 	return s, ps
+}
+
+// claimedAttempts is r's attempts once claimed: one more where claims
+// count them (the seed), the same where failures do.
+func (s State) claimedAttempts(r Row) int {
+	if s.Sem.AttemptsOnFailure {
+		return r.Attempts
+	}
+	return r.Attempts + 1
+}
+
+func (s State) attemptRule() string {
+	if s.Sem.AttemptsOnFailure {
+		return "attempts count failures, not claims"
+	}
+	return "claiming counts an attempt"
 }
 
 // DueOrder lists the due rows in claim order (available_at, created_at);
@@ -154,13 +171,25 @@ func (s State) claimable(r Row) (Problem, bool) {
 	}
 	switch r.Status {
 	case Pending, Failed:
-		return Problem{Property: Backoff, Event: r.ID, Detail: fmt.Sprintf("claimed %s row before its available_at %s (now %s)",
-			r.Status, stamp(r.AvailableAt), stamp(s.Now))}, true
+		return Problem{Property: Backoff, Event: r.ID, Detail: fmt.Sprintf("claimed %s row before its available_at %s (now %s%s)",
+			s.Sem.Name(r.Status), stamp(r.AvailableAt), stamp(s.Now), s.edgeNote(r.AvailableAt))}, true
 	case Publishing:
-		return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s holds it until %s (now %s)",
-			r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now))}, true
+		if s.Sem.Rescue != nil && s.Expired(r) {
+			return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s holds it, its lease over since %s but not yet rescued (now %s): only the rescuer takes an expired lease back",
+				r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now))}, true
+		}
+		return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s holds it until %s (now %s%s)",
+			r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now), s.edgeNote(r.ClaimExpiresAt))}, true
 	}
-	return Problem{Property: ModelAgreement, Event: r.ID, Detail: fmt.Sprintf("claimed a %s row", r.Status)}, true
+	return Problem{Property: ModelAgreement, Event: r.ID, Detail: fmt.Sprintf("claimed a %s row", s.Sem.Name(r.Status))}, true
+}
+
+// edgeNote explains a refusal at exactly an edge under strict edges.
+func (s State) edgeNote(at time.Time) string {
+	if s.Sem.Strict && at.Equal(s.Now) {
+		return "; declared strict: due only once the instant is past"
+	}
+	return ""
 }
 
 func claimOfUnknown(s State, id string) []Problem {
@@ -188,8 +217,8 @@ func ClaimUnknown(s State) State {
 			continue
 		}
 		claimed := r
-		claimed.Status, claimed.Attempts, claimed.ClaimID = Publishing, r.Attempts+1, claimID
-		claimed.ClaimExpiresAt = s.Now.Add(s.Policy.Lease)
+		claimed.Status, claimed.Attempts, claimed.ClaimID = Publishing, s.claimedAttempts(r), claimID
+		claimed.ClaimExpiresAt = s.Now.Add(s.Sem.Lease)
 		s.Maybe[id] = []Row{r, claimed}
 		delete(s.Rows, id)
 	}
@@ -207,14 +236,79 @@ func MarkPublished(s State, id, claimID string, changed bool, o Outcome) (State,
 }
 
 // MarkFailed checks and applies a fenced failure of event id under claimID
-// by a dispatcher whose claim counted attempts.
-func MarkFailed(s State, id, claimID string, attempts int, changed bool, o Outcome) (State, []Problem) {
+// at s.Now: the row is FAILED, due after the declared backoff, or Dead at
+// its attempt limit.
+func MarkFailed(s State, id, claimID string, changed bool, o Outcome) (State, []Problem) {
 	return mark(s, id, claimID, changed, o, func(r Row) Row {
-		r.Status = s.Policy.FailureStatus(attempts)
-		r.AvailableAt = s.Now.Add(s.Policy.Backoff(attempts))
-		r.ClaimID, r.ClaimExpiresAt = "", time.Time{}
-		return r
+		return s.fail(r, true, s.Sem.BackoffRange)
 	})
+}
+
+// fail is row r after its attempt failed at s.Now (a failure update, or a
+// rescue): its claim revoked; one attempt more where failures count them
+// and counts says this one does; Dead at the row's limit, else FAILED and
+// due again within the wait window for its attempts.
+func (s State) fail(r Row, counts bool, wait func(attempts int) (lo, hi time.Duration)) Row {
+	if s.Sem.AttemptsOnFailure && counts {
+		r.Attempts++
+	}
+	r.ClaimID, r.ClaimExpiresAt = "", time.Time{}
+	r.Status = Failed
+	if r.Attempts >= s.Sem.limit(r) {
+		r.Status = Dead
+		if s.Sem.DeadKeepsAvailableAt {
+			return r
+		}
+	}
+	lo, hi := wait(r.Attempts)
+	r.AvailableAt, r.AvailableLatest = s.Now.Add(lo), time.Time{}
+	if hi > lo {
+		r.AvailableLatest = s.Now.Add(hi)
+	}
+	return r
+}
+
+// Rescue checks and applies a rescuer's pass at s.Now (Semantics.Rescue):
+// every PUBLISHING row whose lease is over is re-queued, its claim
+// revoked. n is how many rows the subject said it re-queued. One that
+// leaves an expired lease behind loses its event (nothing else takes it
+// back); one that re-queues more revoked a live claim.
+func Rescue(s State, n int, o Outcome) (State, []Problem) {
+	if o == NotDone {
+		return s, nil
+	}
+	s = s.clone()
+	rule := *s.Sem.Rescue
+	wait := func(int) (time.Duration, time.Duration) { return rule.Delay, rule.Delay }
+	if rule.UseBackoff {
+		wait = s.Sem.BackoffRange
+	}
+	var expired []string
+	for _, id := range ids(s.Rows) {
+		if s.Expired(s.Rows[id]) {
+			expired = append(expired, id)
+		}
+	}
+	for _, id := range expired {
+		r := s.Rows[id]
+		next := s.fail(r, rule.CountsAttempt, wait)
+		if o == Unknown {
+			s.Maybe[id] = []Row{r, next}
+			delete(s.Rows, id)
+		} else {
+			s.Rows[id] = next
+		}
+	}
+	switch {
+	case o == Unknown:
+	case n < len(expired):
+		return s, []Problem{{Property: NoLoss, Event: expired[0],
+			Detail: fmt.Sprintf("rescue re-queued %d rows, but %d leases were over (%v): a lease left over is never taken back", n, len(expired), expired)}}
+	case n > len(expired):
+		return s, []Problem{{Property: LeaseExclusive,
+			Detail: fmt.Sprintf("rescue re-queued %d rows; only %d leases were over (%v): it revoked a live claim", n, len(expired), expired)}}
+	}
+	return s, nil
 }
 
 func mark(s State, id, claimID string, changed bool, o Outcome, apply func(Row) Row) (State, []Problem) {
@@ -243,29 +337,57 @@ func mark(s State, id, claimID string, changed bool, o Outcome, apply func(Row) 
 	return s, nil
 }
 
-// Redrive checks and applies an operator's redrive of a DEAD event: back to
-// PENDING, due now, same event_id, attempts reset.
+// Redrive checks and applies an operator's redrive of event id: a row the
+// declared rule takes (DEAD; any idle row under AnyIdle) is made PENDING
+// and due now, with the same event_id, and its attempts reset (or, under
+// OneMore, kept with one more attempt granted at its limit).
 func Redrive(s State, id string, changed bool, o Outcome) (State, []Problem) {
 	s = s.clone()
 	r, ok := s.Rows[id]
-	dead := ok && r.Status == Dead
-	redriven := r
-	redriven.Status, redriven.Attempts, redriven.AvailableAt = Pending, 0, s.Now
-	redriven.ClaimID, redriven.ClaimExpiresAt = "", time.Time{}
+	eligible := ok && s.redrivable(r)
+	redriven := s.redriven(r)
 	switch {
 	case o == Unknown:
-		if dead {
+		if eligible {
 			s.Maybe[id] = []Row{r, redriven}
 			delete(s.Rows, id)
 		}
 	case o == NotDone:
-	case changed != dead:
+	case changed != eligible:
 		return s, []Problem{{Property: ModelAgreement, Event: id,
-			Detail: fmt.Sprintf("redrive of a %s row reported changed=%v", r.Status, changed)}}
-	case dead:
+			Detail: fmt.Sprintf("redrive of a %s row reported changed=%v (%s)", s.Sem.Name(r.Status), changed, s.redriveRule())}}
+	case eligible:
 		s.Rows[id] = redriven
 	}
 	return s, nil
+}
+
+// redrivable reports whether a redrive takes r.
+func (s State) redrivable(r Row) bool {
+	if s.Sem.Redrive.AnyIdle {
+		return r.Status != Publishing && r.Status != Absent
+	}
+	return r.Status == Dead
+}
+
+func (s State) redriveRule() string {
+	if s.Sem.Redrive.AnyIdle {
+		return "redrive takes any row not held by a claim"
+	}
+	return "redrive takes DEAD rows only"
+}
+
+// redriven is r after a redrive at s.Now.
+func (s State) redriven(r Row) Row {
+	r.Status, r.AvailableAt, r.AvailableLatest = Pending, s.Now, time.Time{}
+	r.ClaimID, r.ClaimExpiresAt, r.PublishedAt = "", time.Time{}, time.Time{}
+	switch {
+	case !s.Sem.Redrive.OneMore:
+		r.Attempts, r.Limit = 0, 0
+	case r.Attempts >= s.Sem.limit(r):
+		r.Limit = r.Attempts + 1
+	}
+	return r
 }
 
 // Cleanup checks and applies the deletion of PUBLISHED rows published at or
@@ -278,7 +400,7 @@ func Cleanup(s State, retention time.Duration, n int, o Outcome) (State, []Probl
 	cutoff := s.Now.Add(-retention)
 	var expired []string
 	for _, id := range ids(s.Rows) {
-		if r := s.Rows[id]; r.Status == Published && !r.PublishedAt.After(cutoff) {
+		if r := s.Rows[id]; r.Status == Published && s.Sem.reached(r.PublishedAt, cutoff) {
 			expired = append(expired, id)
 		}
 	}

@@ -15,7 +15,7 @@ func Liveness(s State) []Problem {
 		case r.Status == Dead:
 		case r.Status != Published:
 			ps = append(ps, Problem{Property: NoLoss, Event: id,
-				Detail: fmt.Sprintf("still %s after the drain (attempts=%d, claim=%s)", r.Status, r.Attempts, orNone(r.ClaimID))})
+				Detail: fmt.Sprintf("still %s after the drain (attempts=%d, claim=%s)", s.Sem.Name(r.Status), r.Attempts, orNone(r.ClaimID))})
 		case !s.Acked[id]:
 			ps = append(ps, Problem{Property: NoLoss, Event: id, Detail: "PUBLISHED but never delivered and acknowledged"})
 		}

@@ -43,7 +43,7 @@ func wantNone(t *testing.T, ps []Problem) {
 }
 
 func TestDueRules(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	cases := []struct {
 		name string
 		row  Row
@@ -66,7 +66,7 @@ func TestDueRules(t *testing.T) {
 }
 
 func TestClaimOrderAndTies(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p1", "a")
 	s = committed(t, s, "p2", "b") // ties with a
 	s = AdvanceClock(s, ms(1))
@@ -107,7 +107,7 @@ func TestClaimOrderAndTies(t *testing.T) {
 // Two claims at one instant scan together under SKIP LOCKED: a full claim
 // may pass over a row only because the other claim held it.
 func TestClaimBeside(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	for _, id := range []string{"a", "b", "c"} {
 		s = AdvanceClock(s, ms(1))
 		s = committed(t, s, "p"+id, id)
@@ -143,7 +143,7 @@ func TestClaimBeside(t *testing.T) {
 }
 
 func TestLeaseEdges(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p", "e")
 	s, ps := claim(t, s, "k1", 10, Claimed{ID: "e", Attempts: 1})
 	wantNone(t, ps)
@@ -157,7 +157,7 @@ func TestLeaseEdges(t *testing.T) {
 	// The old claimant is now stale: its marks must change nothing.
 	_, ps = MarkPublished(s2, "e", "k1", true, Done)
 	wantProblem(t, ps, Fencing)
-	_, ps = MarkFailed(s2, "e", "k1", 1, true, Done)
+	_, ps = MarkFailed(s2, "e", "k1", true, Done)
 	wantProblem(t, ps, Fencing)
 	s3, ps := MarkPublished(s2, "e", "k1", false, Done)
 	wantNone(t, ps)
@@ -179,7 +179,7 @@ func TestLeaseEdges(t *testing.T) {
 }
 
 func TestBackoffEdges(t *testing.T) {
-	p := Policy{Lease: time.Minute, MaxAttempts: 20, BackoffBase: time.Second, BackoffCap: 10}
+	p := Semantics{Lease: time.Minute, MaxAttempts: 20, BackoffBase: time.Second, BackoffCap: 10}
 	for _, c := range []struct {
 		attempts int
 		wait     time.Duration
@@ -194,18 +194,18 @@ func TestBackoffEdges(t *testing.T) {
 		{20, 1024 * time.Second, Dead}, // DEAD at max attempts
 		{21, 1024 * time.Second, Dead}, // reclaimed past the limit by lease expiry
 	} {
-		if got := p.Backoff(c.attempts); got != c.wait {
-			t.Errorf("Backoff(%d) = %v, want %v", c.attempts, got, c.wait)
+		if lo, hi := p.BackoffRange(c.attempts); lo != c.wait || hi != c.wait {
+			t.Errorf("BackoffRange(%d) = %v..%v, want %v", c.attempts, lo, hi, c.wait)
 		}
-		if got := p.FailureStatus(c.attempts); got != c.status {
-			t.Errorf("FailureStatus(%d) = %v, want %v", c.attempts, got, c.status)
+		if got := New(t0, p).fail(Row{Status: Publishing, Attempts: c.attempts}, true, p.BackoffRange).Status; got != c.status {
+			t.Errorf("a failure at %d attempts leaves %v, want %v", c.attempts, got, c.status)
 		}
 	}
 
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p", "e")
 	s, _ = claim(t, s, "k1", 1, Claimed{ID: "e", Attempts: 1})
-	s, ps := MarkFailed(s, "e", "k1", 1, true, Done)
+	s, ps := MarkFailed(s, "e", "k1", true, Done)
 	wantNone(t, ps)
 	if r := s.Rows["e"]; r.Status != Failed || !r.AvailableAt.Equal(t0.Add(2*time.Second)) {
 		t.Fatalf("after first failure: %+v", r)
@@ -222,11 +222,11 @@ func TestBackoffEdges(t *testing.T) {
 }
 
 func TestRedriveAndCleanup(t *testing.T) {
-	s := New(t0, Policy{Lease: time.Minute, MaxAttempts: 1, BackoffBase: time.Second, BackoffCap: 10})
+	s := New(t0, Semantics{Lease: time.Minute, MaxAttempts: 1, BackoffBase: time.Second, BackoffCap: 10})
 	s = committed(t, s, "p", "e")
 	s = committed(t, s, "q", "f")
 	s, _ = claim(t, s, "k1", 2, Claimed{ID: "e", Attempts: 1}, Claimed{ID: "f", Attempts: 1})
-	s, _ = MarkFailed(s, "e", "k1", 1, true, Done)
+	s, _ = MarkFailed(s, "e", "k1", true, Done)
 	s, _ = MarkPublished(s, "f", "k1", true, Done)
 	if s.Rows["e"].Status != Dead {
 		t.Fatalf("want DEAD at max attempts, got %v", s.Rows["e"].Status)
@@ -253,7 +253,7 @@ func TestRedriveAndCleanup(t *testing.T) {
 // An unknown commit is neither assumed nor denied: the observation decides,
 // and either answer is accepted without a problem.
 func TestUnknownCommitIsResolvedByObservation(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s, ps := Commit(s, "p", "e", Unknown)
 	wantNone(t, ps)
 	if s.Settled() {
@@ -282,7 +282,7 @@ func TestUnknownCommitIsResolvedByObservation(t *testing.T) {
 }
 
 func TestUnknownMarkIsResolvedByObservation(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p", "e")
 	s, _ = claim(t, s, "k", 1, Claimed{ID: "e", Attempts: 1})
 	before := s.Rows["e"]
@@ -300,7 +300,7 @@ func TestUnknownMarkIsResolvedByObservation(t *testing.T) {
 }
 
 func TestObserveNamesTheBrokenProperty(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p", "e")
 	s, _ = claim(t, s, "k", 1, Claimed{ID: "e", Attempts: 1})
 	s, _ = MarkPublished(s, "e", "k", true, Done)
@@ -324,7 +324,7 @@ func TestObserveNamesTheBrokenProperty(t *testing.T) {
 }
 
 func TestDeliveryAndLiveness(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p", "e")
 	s, _ = claim(t, s, "k", 1, Claimed{ID: "e", Attempts: 1})
 	s, ps := Publish(s, "e", `{"p":1}`)
@@ -352,7 +352,7 @@ func TestDeliveryAndLiveness(t *testing.T) {
 
 // Step functions never change the state they are given.
 func TestStepsArePure(t *testing.T) {
-	s := committed(t, New(t0, SeedPolicy()), "p", "e")
+	s := committed(t, New(t0, SeedSemantics()), "p", "e")
 	before := s.Rows["e"]
 	_, _ = Claim(s, 1, []Claimed{{ID: "e", Attempts: 1, ClaimID: "k"}})
 	_ = AdvanceClock(s, time.Hour)
@@ -365,7 +365,7 @@ func TestStepsArePure(t *testing.T) {
 // A claim whose reply was lost may have taken due rows under a claim_id
 // nobody saw: either outcome is accepted, and a reused claim_id is not.
 func TestUnknownClaimIsResolvedByObservation(t *testing.T) {
-	s := committed(t, New(t0, SeedPolicy()), "p", "e")
+	s := committed(t, New(t0, SeedSemantics()), "p", "e")
 	s, _ = claim(t, s, "old", 1, Claimed{ID: "e", Attempts: 1})
 	s = AdvanceClock(s, time.Minute)
 	before := s.Rows["e"]
@@ -388,7 +388,7 @@ func TestUnknownClaimIsResolvedByObservation(t *testing.T) {
 // One unknown claim may take several rows under one new claim_id: adopting
 // the first must not make the claim_id look reused for the second.
 func TestUnknownClaimOfSeveralRows(t *testing.T) {
-	s := committed(t, New(t0, SeedPolicy()), "p", "e")
+	s := committed(t, New(t0, SeedSemantics()), "p", "e")
 	s = AdvanceClock(s, time.Microsecond)
 	s = committed(t, s, "q", "f")
 	u := ClaimUnknown(s)
@@ -409,7 +409,7 @@ func TestUnknownClaimOfSeveralRows(t *testing.T) {
 // event (and only for the claim that just published); marked without the
 // broker ever having it, the event is lost.
 func TestPublishedOnlyAfterTheBrokerHasIt(t *testing.T) {
-	s := New(t0, SeedPolicy())
+	s := New(t0, SeedSemantics())
 	s = committed(t, s, "p", "e")
 	s, _ = claim(t, s, "k", 1, Claimed{ID: "e", Attempts: 1})
 	early := s.Rows["e"]

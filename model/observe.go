@@ -86,14 +86,14 @@ func (s *State) resolveMaybe(o Observed) []Problem {
 		delete(s.Maybe, id)
 		switch {
 		case !match:
-			p := classify(cands[len(cands)-1], got)
+			p := s.classify(cands[len(cands)-1], got)
 			p.Detail = "after an unknown outcome, which no outcome explains: " + p.Detail
 			ps = append(ps, p)
 			if present {
 				s.Rows[id] = got
 			}
 		case present:
-			s.Rows[id] = got
+			s.Rows[id] = adopt(cands, got)
 			if got.ClaimID != "" {
 				adopted = append(adopted, got.ClaimID)
 			}
@@ -113,25 +113,45 @@ func (s *State) compareRow(id string, o Observed, afterCleanup bool) []Problem {
 		s.Gone[id] = want
 		if afterCleanup {
 			return []Problem{{Property: RetentionSafe, Event: id,
-				Detail: fmt.Sprintf("cleanup deleted a %s row (only PUBLISHED rows past retention may go)", want.Status)}}
+				Detail: fmt.Sprintf("cleanup deleted a %s row (only PUBLISHED rows past retention may go)", s.Sem.Name(want.Status))}}
 		}
-		return []Problem{{Property: NoLoss, Event: id, Detail: fmt.Sprintf("the committed %s row vanished", want.Status)}}
+		return []Problem{{Property: NoLoss, Event: id, Detail: fmt.Sprintf("the committed %s row vanished", s.Sem.Name(want.Status))}}
 	}
 	if s.sameRow(want, got) {
+		s.Rows[id] = adopt([]Row{want}, got) // the available_at a jittered backoff chose
 		return nil
 	}
-	s.Rows[id] = got // continue from what is there, so one fault is reported once
+	s.Rows[id] = adopt([]Row{want}, got) // continue from what is there, so one fault is reported once
 	if want.Status != Published && got.Status == Published && want.Attempts == got.Attempts {
 		if s.carried(id) {
 			if want.Status == Publishing && want.ClaimID == o.Published {
 				return nil // marked inside Publish once the broker had it: allowed
 			}
-			return []Problem{classify(want, got)}
+			return []Problem{s.classify(want, got)}
 		}
 		return []Problem{{Property: NoLoss, Event: id, Detail: fmt.Sprintf(
-			"marked PUBLISHED but the broker never accepted it: nothing will ever send it (row is %s)", describe(got))}}
+			"marked PUBLISHED but the broker never accepted it: nothing will ever send it (row is %s)", s.describe(got))}}
 	}
-	return []Problem{classify(want, got)}
+	return []Problem{s.classify(want, got)}
+}
+
+// adopt is the observed row got, which matched (or replaces) the model's
+// candidates, with the model's own fields kept: a granted attempt limit
+// is not read back.
+func adopt(cands []Row, got Row) Row {
+	for _, c := range cands {
+		got.Limit = max(got.Limit, c.Limit)
+	}
+	return got
+}
+
+// availableOK reports whether got's available_at is what want allows:
+// the same instant, or within a jittered backoff's window.
+func availableOK(want, got Row) bool {
+	if want.AvailableLatest.IsZero() {
+		return want.AvailableAt.Equal(got.AvailableAt)
+	}
+	return !got.AvailableAt.Before(want.AvailableAt) && !got.AvailableAt.After(want.AvailableLatest)
 }
 
 // carried reports whether the broker ever accepted event id.
@@ -144,13 +164,16 @@ func (s State) carried(id string) bool {
 	return false
 }
 
-// classify names the property a row that should be want but is got breaks.
-func classify(want, got Row) Problem {
-	detail := fmt.Sprintf("row is %s, want %s", describe(got), describe(want))
+// classify names the property a row that should be want but is got
+// breaks, by what the row became: a row gone DEAD early, or not gone DEAD
+// at its limit, is backoff's (attempts and DEAD at max attempts), never
+// no-loss: the row is there, and visible.
+func (s State) classify(want, got Row) Problem {
+	detail := fmt.Sprintf("row is %s, want %s", s.describe(got), s.describe(want))
 	switch {
 	case want.Status == Published && got.Status != Published:
 		return Problem{Property: Fencing, Event: want.ID, Detail: "a PUBLISHED row reverted: " + detail}
-	case want.Attempts != got.Attempts || !want.AvailableAt.Equal(got.AvailableAt) ||
+	case want.Attempts != got.Attempts || !availableOK(want, got) ||
 		(want.Status != got.Status && (want.Status == Dead || got.Status == Dead || got.Status == Failed)):
 		return Problem{Property: Backoff, Event: want.ID, Detail: detail}
 	}
@@ -173,7 +196,7 @@ func (s *State) strangerRow(r Row) Problem {
 		}
 	}
 	s.Rows[r.ID] = r
-	return Problem{Property: ModelAgreement, Event: r.ID, Detail: "a row appeared that no action wrote: " + describe(r)}
+	return Problem{Property: ModelAgreement, Event: r.ID, Detail: "a row appeared that no action wrote: " + s.describe(r)}
 }
 
 // compareEffects checks the consumer's effects and resolves unknown ones.
@@ -219,21 +242,24 @@ func (s *State) compareEffects(o Observed) []Problem {
 func (s State) sameRow(a, b Row) bool {
 	claim := a.ClaimID == b.ClaimID || (a.ClaimID == AnyClaim && b.ClaimID != "" && !s.Claims[b.ClaimID])
 	return a.Status == b.Status && a.Attempts == b.Attempts && claim &&
-		a.ClaimExpiresAt.Equal(b.ClaimExpiresAt) && a.AvailableAt.Equal(b.AvailableAt) &&
+		a.ClaimExpiresAt.Equal(b.ClaimExpiresAt) && availableOK(a, b) &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.PublishedAt.Equal(b.PublishedAt) &&
 		(a.Status == Absent || a.AggregateID == b.AggregateID)
 }
 
-func describe(r Row) string {
+func (s State) describe(r Row) string {
 	if r.Status == Absent {
 		return "absent"
 	}
-	s := fmt.Sprintf("%s attempts=%d available=%s", r.Status, r.Attempts, stamp(r.AvailableAt))
+	out := fmt.Sprintf("%s attempts=%d available=%s", s.Sem.Name(r.Status), r.Attempts, stamp(r.AvailableAt))
+	if !r.AvailableLatest.IsZero() {
+		out += ".." + stamp(r.AvailableLatest)
+	}
 	if r.ClaimID != "" {
-		s += fmt.Sprintf(" claim=%s until %s", r.ClaimID, stamp(r.ClaimExpiresAt))
+		out += fmt.Sprintf(" claim=%s until %s", r.ClaimID, stamp(r.ClaimExpiresAt))
 	}
 	if !r.PublishedAt.IsZero() {
-		s += " published=" + stamp(r.PublishedAt)
+		out += " published=" + stamp(r.PublishedAt)
 	}
-	return s
+	return out
 }

@@ -18,6 +18,15 @@ type Row struct {
 	AvailableAt    time.Time
 	CreatedAt      time.Time
 	PublishedAt    time.Time
+
+	// The model's own, never read back:
+	// AvailableLatest, if set, is the latest available_at a jittered
+	// backoff may have given (AvailableAt the earliest), until Observe
+	// adopts the one the database shows.
+	AvailableLatest time.Time
+	// Limit is the row's own attempt limit where a redrive granted one
+	// more attempt (0: Semantics.MaxAttempts).
+	Limit int
 }
 
 // Message is one publish the broker accepted.
@@ -29,8 +38,8 @@ type Message struct {
 // State is the whole model. Treat it as a value: step functions return a
 // new State and never change the one they are given.
 type State struct {
-	Now    time.Time
-	Policy Policy
+	Now time.Time
+	Sem Semantics
 
 	Rows    map[string]Row       // event_id → the row the model is sure of
 	Maybe   map[string][]Row     // event_id → every row an indeterminate op may have left (Status Absent: no row)
@@ -47,9 +56,9 @@ type State struct {
 	MaybeFx map[string]bool // event_id → a delivery may or may not have committed
 }
 
-// New is an empty model at now under policy p.
-func New(now time.Time, p Policy) State {
-	return State{Now: now, Policy: p,
+// New is an empty model at now for a subject with semantics sem.
+func New(now time.Time, sem Semantics) State {
+	return State{Now: now, Sem: sem,
 		Rows: map[string]Row{}, Maybe: map[string][]Row{}, Unsure: map[string]time.Time{},
 		Payload: map[string]string{}, Gone: map[string]Row{}, Claims: map[string]bool{},
 		Aborted: map[string]bool{}, Acked: map[string]bool{}, Inbox: map[string]bool{},

@@ -35,7 +35,7 @@ func (m *machine) observe() ([]model.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, ps := observed(rows, effects)
+	obs, ps := observed(m.opts.Semantics, rows, effects)
 	m.flushBroker()
 	m.snapshotRows(obs)
 	obs.Published, m.published = m.published, ""
@@ -53,22 +53,28 @@ func (m *machine) observe() ([]model.Problem, error) {
 // checkOps compares what an operator sees (Stats, NextAttemptAt) with the
 // model.
 func (m *machine) checkOps() ([]model.Problem, error) {
-	var st Stats
+	sem := m.opts.Semantics
+	var st, want = Stats{}, m.m.ExpectedStats()
 	var next, ok = m.m.NextAttemptAt()
-	var gotNext bool
-	var gotAt = next
+	var gotNext, gotAt = ok, next
 	err := m.do(func(ctx context.Context) (err error) {
-		if st, err = m.subj.Stats(ctx, m.m.Now); err != nil {
-			return fmt.Errorf("stats: %w", err)
+		if sem.Has(model.OpStats) {
+			if st, err = m.subj.Stats(ctx, m.m.Now); err != nil {
+				return fmt.Errorf("stats: %w", err)
+			}
+		} else {
+			st = want
 		}
-		gotAt, gotNext, err = m.subj.NextAttemptAt(ctx)
+		if sem.Has(model.OpNextAttemptAt) {
+			gotAt, gotNext, err = m.subj.NextAttemptAt(ctx)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	var ps []model.Problem
-	if want := m.m.ExpectedStats(); st != want {
+	if st != want {
 		ps = append(ps, model.Problem{Property: model.Observability,
 			Detail: fmt.Sprintf("stats %+v, want %+v", st, want)})
 	}
@@ -80,11 +86,11 @@ func (m *machine) checkOps() ([]model.Problem, error) {
 }
 
 // observed converts read-back rows to the model's terms.
-func observed(rows []Row, effects map[string]int) (model.Observed, []model.Problem) {
+func observed(sem model.Semantics, rows []Row, effects map[string]int) (model.Observed, []model.Problem) {
 	o := model.Observed{Rows: map[string]model.Row{}, Payload: map[string]string{}, Effects: effects}
 	var ps []model.Problem
 	for _, r := range rows {
-		st, ok := model.ParseStatus(r.Status)
+		st, ok := sem.ParseStatus(r.Status)
 		if !ok {
 			ps = append(ps, model.Problem{Property: model.ModelAgreement, Event: r.ID, Detail: "unknown status " + r.Status})
 		}

@@ -22,10 +22,12 @@ type Options struct {
 	// else Docker, else the local server binaries), creates a database,
 	// and removes both when it ends.
 	DatabaseURL string
-	// Policy is what the subject must implement. Default: the seed's lease
-	// (1 min) and backoff (2^min(attempts,10) s) but DEAD at 3 attempts, so
-	// that checks of ~30 steps reach DEAD.
-	Policy model.Policy
+	// Semantics is what the subject implements, as it declares it (see
+	// model.Semantics): every result is judged by it. Default (a zero
+	// Lease): the seed's lease (1 min), backoff (2^min(attempts,10) s) and
+	// rules, but DEAD at 3 attempts, so that checks of ~30 steps reach
+	// DEAD.
+	Semantics model.Semantics
 	// Dispatchers and Consumers: default 2 each.
 	Dispatchers, Consumers int
 	// MaxBatch is the largest claim limit drawn. Default 3.
@@ -76,9 +78,9 @@ func (o Options) interrupted() bool {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Policy == (model.Policy{}) {
-		o.Policy = model.SeedPolicy()
-		o.Policy.MaxAttempts = 3
+	if o.Semantics.Lease == 0 {
+		o.Semantics = model.SeedSemantics()
+		o.Semantics.MaxAttempts = 3
 	}
 	if o.Dispatchers == 0 {
 		o.Dispatchers = 2
@@ -131,6 +133,11 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 	tb.Helper()
 	opts = opts.withDefaults()
 	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}}, started: time.Now()}
+	if err := opts.Semantics.Validate(); err != nil {
+		r.record(Failure{Infrastructure: true, Message: "configuration: " + err.Error()})
+		tb.Fatalf("outboxcheck: configuration error: %v", err)
+		return r.sum
+	}
 	if opts.DatabaseURL == "" {
 		cleanup, err := r.provision()
 		if err != nil {
@@ -215,6 +222,13 @@ func (r *runner) open(newSubject NewSubject) error {
 	if r.links, err = newLinks(r.opts.DatabaseURL, r.opts.Faults); err != nil {
 		return err
 	}
+	// Every actor's link exists from the start, so that a subject may
+	// connect (and call Env.ConnString) lazily, on its first call.
+	for _, a := range faultable(r.opts) {
+		if _, err = r.links.connString(a); err != nil {
+			return err
+		}
+	}
 	r.harness = &harness{url: r.opts.DatabaseURL}
 	if err = r.harness.reconnect(r.ctx); err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -227,6 +241,7 @@ func (r *runner) open(newSubject NewSubject) error {
 	if r.opts.Faults && r.opts.CrashDatabase == nil {
 		r.sum.NotApplicable["CrashDatabase"] = "the harness does not own the server"
 	}
+	r.declared()
 	env := Env{
 		ConnString: func(a Actor) string {
 			s, lerr := r.links.connString(a)
@@ -236,7 +251,7 @@ func (r *runner) open(newSubject NewSubject) error {
 			return s
 		},
 		NewID:       func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", ids.Add(1)) },
-		Policy:      r.opts.Policy,
+		Semantics:   r.opts.Semantics,
 		Dispatchers: r.opts.Dispatchers,
 		Consumers:   r.opts.Consumers,
 		Broker:      &r.broker,
@@ -254,6 +269,9 @@ func (r *runner) open(newSubject NewSubject) error {
 		return fmt.Errorf("build subject: %w", err)
 	}
 	r.subj = subj
+	if err := checkSemantics(r.opts.Semantics, subj); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
 	return nil
 }
 
@@ -291,7 +309,7 @@ func (r *runner) close() {
 var weights = map[string]int{
 	"Commit": 3, "Claim": 3, "Publish": 3, "MarkPublished": 3, "MarkFailed": 2,
 	"AdvanceClock": 3, "Deliver": 2, "CrashDispatcher": 1, "RestartDispatcher": 1,
-	"CrashConsumer": 1, "Rollback": 1, "Redrive": 1, "Cleanup": 1,
+	"CrashConsumer": 1, "Rollback": 1, "Redrive": 1, "Cleanup": 1, "Rescue": 2,
 	"Partition": 2, "Heal": 2, "CrashDispatcherMidMark": 1, "CrashDatabase": 1, "ClaimTogether": 3, "DeliverTogether": 2,
 }
 
@@ -304,6 +322,15 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"MarkPublished": m.MarkPublished, "MarkFailed": m.MarkFailed, "AdvanceClock": m.AdvanceClock,
 		"CrashDispatcher": m.CrashDispatcher, "RestartDispatcher": m.RestartDispatcher,
 		"Deliver": m.Deliver, "CrashConsumer": m.CrashConsumer, "Redrive": m.Redrive, "Cleanup": m.Cleanup,
+	}
+	sem := m.opts.Semantics
+	for _, op := range []model.Operation{model.OpRedrive, model.OpCleanup} {
+		if !sem.Has(op) {
+			delete(byName, string(op))
+		}
+	}
+	if sem.Rescue != nil {
+		byName["Rescue"] = m.Rescue
 	}
 	if m.opts.Faults {
 		byName["Partition"], byName["Heal"] = m.Partition, m.Heal

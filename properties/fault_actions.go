@@ -12,12 +12,14 @@ import (
 )
 
 // faultable lists the actors whose links can be partitioned.
-func (m *machine) faultable() []Actor {
+func (m *machine) faultable() []Actor { return faultable(m.opts) }
+
+func faultable(o Options) []Actor {
 	out := []Actor{{Role: Producer}}
-	for d := range m.opts.Dispatchers {
+	for d := range o.Dispatchers {
 		out = append(out, Actor{Role: Dispatcher, N: d})
 	}
-	for c := range m.opts.Consumers {
+	for c := range o.Consumers {
 		out = append(out, Actor{Role: Consumer, N: c})
 	}
 	return out
@@ -124,7 +126,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	if h.state == acked {
 		m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, o)
 	} else {
-		m.m, ps = model.MarkFailed(m.m, h.c.ID, h.c.ClaimID, h.c.Attempts, changed, o)
+		m.m, ps = model.MarkFailed(m.m, h.c.ID, h.c.ClaimID, changed, o)
 	}
 	m.report(t, ps)
 }

@@ -56,7 +56,7 @@ type machine struct {
 }
 
 func newMachine(r *runner) *machine {
-	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Policy),
+	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Semantics),
 		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
 		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
 		links: r.links, harness: r.harness, sum: &r.sum, run: r}
@@ -345,7 +345,7 @@ func (m *machine) MarkFailed(t *rapid.T) {
 	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	m.drop(d, i)
 	var ps []model.Problem
-	m.m, ps = model.MarkFailed(m.m, c.ID, c.ClaimID, c.Attempts, changed, m.outcome(err))
+	m.m, ps = model.MarkFailed(m.m, c.ID, c.ClaimID, changed, m.outcome(err))
 	m.report(t, ps)
 }
 

@@ -123,6 +123,6 @@ func (m *machine) readBackForReport() {
 		m.snapshotModel()
 		return
 	}
-	o, _ := observed(rows, nil)
+	o, _ := observed(m.opts.Semantics, rows, nil)
 	m.snapshotRows(o)
 }

@@ -120,6 +120,15 @@ type Subject interface {
 	Close() error
 }
 
+// Rescuer is a Subject whose expired leases a rescuer takes back, as its
+// Semantics.Rescue declares (a job queue's rescuer, an outbox relay's
+// janitor), instead of its claim query. Rescue is one pass at now: every
+// row whose lease is over is re-queued with its claim revoked; it returns
+// how many. The harness draws it as an action, and runs it in the drain.
+type Rescuer interface {
+	Rescue(ctx context.Context, now time.Time) (int, error)
+}
+
 // Env is what a subject is built from.
 type Env struct {
 	// ConnString is the connection string of actor a's own link.
@@ -127,8 +136,10 @@ type Env struct {
 	// NewID makes ids (event_id, claim_id) deterministically per check;
 	// a subject must take all its ids from here.
 	NewID func() string
-	// Policy is the lease, attempt limit and backoff the subject must use.
-	Policy model.Policy
+	// Semantics is how the subject behaves (the run's Options.Semantics):
+	// the lease, attempt limit and backoff it must use, and the rules it
+	// declared where it differs from the seed.
+	Semantics model.Semantics
 	// Dispatchers and Consumers count the actors of each kind.
 	Dispatchers, Consumers int
 	// Broker is the harness's broker for a subject that publishes outside

@@ -57,6 +57,11 @@ func (r *Report) Fill(sum properties.Summary) {
 		r.Failure = ce
 	}
 	r.Properties = verdicts(r.Verdict, f)
+	for i, p := range r.Properties {
+		if why := sum.NotApplicable[p.Name]; why != "" && p.Verdict != Violated {
+			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
+		}
+	}
 }
 
 func verdicts(verdict string, f *properties.Failure) []Property {

@@ -45,6 +45,9 @@ func Mutated(m mutants.Mutant) properties.NewSubject {
 // Build is New with mutant m's change applied (the zero Mutant changes
 // nothing), returning the concrete type.
 func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject, error) {
+	if !seedShaped(env.Semantics) {
+		return nil, errors.New("reference: it implements the seed's semantics only (lease, attempts, 2^k backoff and its cap are yours to set; no other rule)")
+	}
 	queries := impl.DefaultQueries()
 	if m.Queries != nil {
 		m.Queries(&queries)
@@ -87,7 +90,7 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 			return nil, err
 		}
 		store := &impl.Store{Session: sess, Queries: queries}
-		s.Dispatchers = append(s.Dispatchers, &impl.Dispatcher{Store: store, IDs: ids, Policy: policyOf(env.Policy)})
+		s.Dispatchers = append(s.Dispatchers, &impl.Dispatcher{Store: store, IDs: ids, Policy: policyOf(env.Semantics)})
 	}
 	for i := range env.Consumers {
 		if sess, err = open(properties.Actor{Role: properties.Consumer, N: i}); err != nil {
@@ -115,7 +118,13 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	return s, impl.Migrate(ctx, conn)
 }
 
-func policyOf(p model.Policy) impl.Policy {
+// seedShaped reports whether sem declares nothing but the seed's rules.
+func seedShaped(sem model.Semantics) bool {
+	return sem.Backoff == nil && !sem.AttemptsOnFailure && sem.Rescue == nil && !sem.Strict &&
+		!sem.DeadKeepsAvailableAt && sem.Redrive == (model.RedriveRule{}) && len(sem.Names) == 0 && len(sem.Without) == 0
+}
+
+func policyOf(p model.Semantics) impl.Policy {
 	return impl.Policy{Lease: p.Lease, MaxAttempts: p.MaxAttempts, BackoffBase: p.BackoffBase, BackoffCap: p.BackoffCap}
 }
 

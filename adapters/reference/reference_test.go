@@ -31,7 +31,7 @@ func TestPublishTimeIsThisChecks(t *testing.T) {
 	env := properties.Env{
 		ConnString:  func(properties.Actor) string { return db.URL },
 		NewID:       func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012x", n) },
-		Policy:      model.Policy{Lease: time.Minute, MaxAttempts: 5, BackoffBase: time.Second, BackoffCap: 4},
+		Semantics:   model.Semantics{Lease: time.Minute, MaxAttempts: 5, BackoffBase: time.Second, BackoffCap: 4},
 		Dispatchers: 1, Consumers: 1,
 	}
 	s, err := reference.Build(ctx, env, mutants.MarkPublishedBeforePublishing)

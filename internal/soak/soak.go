@@ -69,7 +69,7 @@ func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Resul
 			return u.String()
 		},
 		NewID:       func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", ids.Add(1)) },
-		Policy:      policy(),
+		Semantics:   policy(),
 		Dispatchers: 2,
 		Consumers:   2,
 		Broker:      &cur,
@@ -104,8 +104,8 @@ func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Resul
 }
 
 // policy is the harness's default: the seed's lease and backoff, DEAD at 3.
-func policy() model.Policy {
-	p := model.SeedPolicy()
+func policy() model.Semantics {
+	p := model.SeedSemantics()
 	p.MaxAttempts = 3
 	return p
 }

@@ -1,0 +1,187 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// Semantics is what a subject declares about how its outbox behaves: its
+// numbers (lease, attempts, backoff) and the rules on which correct
+// outboxes differ from the seed's (DESIGN §13). The model judges every
+// result by it. The zero value of each rule is the seed's, and
+// SeedSemantics is the seed's whole: an outbox whose semantics differ
+// without being wrong declares the difference instead of being rejected.
+type Semantics struct {
+	// Lease is how long a claim holds a row.
+	Lease time.Duration
+	// MaxAttempts is the attempt count at which a failure ends the row
+	// (Dead) instead of retrying it.
+	MaxAttempts int
+	// BackoffBase and BackoffCap give the seed's backoff after a failure
+	// that leaves a row at k attempts: BackoffBase × 2^min(k, BackoffCap).
+	BackoffBase time.Duration
+	BackoffCap  int
+	// Backoff, if set, replaces the seed's formula: after a failure that
+	// leaves a row at k attempts it comes due again no sooner than lo and
+	// no later than hi after the failure (lo == hi where it is exact;
+	// jitter and a cap are the subject's to fold in). The model accepts
+	// any available_at in the window and adopts the one it reads back.
+	Backoff func(attempts int) (lo, hi time.Duration)
+	// AttemptsOnFailure: attempts count failures (the failure update, or
+	// a rescue that counts, adds one), not claims (the seed: each claim
+	// adds one, so the first failure backs off 2^1).
+	AttemptsOnFailure bool
+	// Rescue, if set, is what becomes of an expired lease: it is not
+	// claimable (the seed's claim query takes it back at once); a
+	// rescuer, the Rescue action, re-queues it and revokes its claim.
+	Rescue *RescueRule
+	// Strict: a row comes due, a lease expires and a PUBLISHED row passes
+	// its retention only once the instant is strictly past (available_at <
+	// now), not when it is reached (<=, the seed).
+	Strict bool
+	// DeadKeepsAvailableAt: a failure that ends a row (Dead) leaves its
+	// available_at as it was; the seed sets it to now + backoff, as for a
+	// retry.
+	DeadKeepsAvailableAt bool
+	// Redrive is what the operator's redrive does.
+	Redrive RedriveRule
+	// Names spells a status as the subject stores it, where that differs
+	// from the seed's (Dead: "discarded", say). Read-back rows are parsed
+	// with it and problems use it.
+	Names map[Status]string
+	// Without lists the optional operations the subject does not have:
+	// the harness never calls them, and what only they could show is
+	// reported not applicable (never passed).
+	Without []Operation
+}
+
+// RescueRule is a rescuer's pass: every PUBLISHING row whose lease has
+// expired becomes FAILED (Dead at its attempt limit) with its claim
+// revoked, due again at now + Delay, or after the declared backoff.
+type RescueRule struct {
+	Delay time.Duration
+	// UseBackoff: due again after the backoff for its attempts, as after
+	// a failure, instead of Delay.
+	UseBackoff bool
+	// CountsAttempt: with AttemptsOnFailure, a rescue counts as a failed
+	// attempt (attempts + 1). With attempts counted on claim, the claim
+	// already counted it.
+	CountsAttempt bool
+}
+
+// RedriveRule says which rows a redrive takes and what it does to their
+// attempts. The seed's (the zero value): DEAD rows only, attempts reset.
+type RedriveRule struct {
+	// AnyIdle: any row not held by a live claim (PENDING, FAILED, DEAD or
+	// PUBLISHED) is made due now, not only DEAD ones.
+	AnyIdle bool
+	// OneMore: attempts are kept and a row at its limit is granted one
+	// more attempt, instead of attempts reset to 0.
+	OneMore bool
+}
+
+// Operation names an optional operation of the step contract.
+type Operation string
+
+const (
+	OpRedrive       Operation = "Redrive"
+	OpCleanup       Operation = "Cleanup"
+	OpStats         Operation = "Stats"
+	OpNextAttemptAt Operation = "NextAttemptAt"
+)
+
+// SeedSemantics is the seed's: a 1 minute lease, DEAD at 20 attempts,
+// 2^min(attempts,10) s backoff, attempts counted on claim, expired leases
+// reclaimable in the claim query, <= edges, redrive of DEAD rows that
+// resets attempts.
+func SeedSemantics() Semantics {
+	return Semantics{Lease: time.Minute, MaxAttempts: 20, BackoffBase: time.Second, BackoffCap: 10}
+}
+
+// Has reports whether the subject has operation op.
+func (s Semantics) Has(op Operation) bool {
+	for _, w := range s.Without {
+		if w == op {
+			return false
+		}
+	}
+	return true
+}
+
+// BackoffRange is the window in which a row left at attempts by a
+// failure comes due again, measured from the failure.
+func (s Semantics) BackoffRange(attempts int) (lo, hi time.Duration) {
+	if s.Backoff != nil {
+		return s.Backoff(attempts)
+	}
+	d := s.BackoffBase * time.Duration(int64(1)<<min(max(attempts, 0), s.BackoffCap))
+	return d, d
+}
+
+// reached reports whether instant at has come by now: at <= now, or at <
+// now under strict edges.
+func (s Semantics) reached(at, now time.Time) bool {
+	if s.Strict {
+		return at.Before(now)
+	}
+	return !at.After(now)
+}
+
+// limit is the attempt count at which a failure ends row r.
+func (s Semantics) limit(r Row) int {
+	if r.Limit > 0 {
+		return r.Limit
+	}
+	return s.MaxAttempts
+}
+
+// Name spells status st as the subject does.
+func (s Semantics) Name(st Status) string {
+	if n, ok := s.Names[st]; ok {
+		return n
+	}
+	return st.String()
+}
+
+// ParseStatus reads a status as the subject spells it; ok is false for an
+// unknown spelling.
+func (s Semantics) ParseStatus(name string) (Status, bool) {
+	for st, n := range s.Names {
+		if n == name {
+			return st, true
+		}
+	}
+	st, ok := ParseStatus(name)
+	if _, renamed := s.Names[st]; renamed {
+		return Absent, false // the seed's spelling of a status the subject spells otherwise
+	}
+	return st, ok
+}
+
+// Validate says what is wrong with s, if anything.
+func (s Semantics) Validate() error {
+	switch {
+	case s.Lease <= 0:
+		return fmt.Errorf("semantics: lease %v must be positive", s.Lease)
+	case s.MaxAttempts < 1:
+		return fmt.Errorf("semantics: max attempts %d must be at least 1", s.MaxAttempts)
+	case s.Backoff == nil && (s.BackoffBase <= 0 || s.BackoffCap < 0 || s.BackoffCap > 30):
+		return fmt.Errorf("semantics: backoff base %v and cap %d (or a Backoff function) are needed", s.BackoffBase, s.BackoffCap)
+	case s.Rescue != nil && s.Rescue.Delay < 0:
+		return fmt.Errorf("semantics: rescue delay %v is negative", s.Rescue.Delay)
+	}
+	for k := 0; k <= s.MaxAttempts+1; k++ {
+		if lo, hi := s.BackoffRange(k); lo < 0 || hi < lo {
+			return fmt.Errorf("semantics: backoff after %d attempts is [%v, %v]: want 0 <= lo <= hi", k, lo, hi)
+		}
+	}
+	seen := map[string]Status{}
+	for st := Pending; st <= Dead; st++ {
+		n := s.Name(st)
+		if other, dup := seen[n]; dup {
+			return fmt.Errorf("semantics: %s and %s are both spelled %q", other, st, n)
+		}
+		seen[n] = st
+	}
+	return nil
+}
