@@ -1,0 +1,68 @@
+package jobqueue_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+func TestMain(m *testing.M) { pgscratch.Main(m) }
+
+// The job queue, with every fault on, against the semantics it declares:
+// every property holds.
+//
+//	go test ./examples/jobqueue/ -run TestJobQueueThroughTheStepContract -rapid.checks=500
+func TestJobQueueThroughTheStepContract(t *testing.T) {
+	db := pgscratch.NewDatabase(t)
+	properties.Exercise(t, newAdapter(jobqueue.DefaultQueries()),
+		properties.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config)})
+}
+
+// Two one-line bugs a job queue really has: each is killed by the
+// property that names it, with a short story.
+func TestJobQueueBugsAreCaught(t *testing.T) {
+	for _, c := range []struct {
+		name, property string
+		edit           func(*jobqueue.Queries)
+		maxChecks      int
+		maxSteps       int
+	}{
+		{name: "completion fenced by status alone", property: "fencing", maxChecks: 60, maxSteps: 9,
+			edit: func(q *jobqueue.Queries) {
+				q.Complete = strings.Replace(q.Complete, "AND attempt_token = $2", "AND $2::text IS NOT NULL", 1)
+			}},
+		{name: "rescuer skips leases that ended over a minute ago", property: "no-loss", maxChecks: 100, maxSteps: 12,
+			edit: func(q *jobqueue.Queries) {
+				q.Rescue = strings.Replace(q.Rescue, "lease_until < $1", "lease_until < $1 AND lease_until > $1 - interval '1 minute'", 1)
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sql := jobqueue.DefaultQueries()
+			c.edit(&sql)
+			if sql == jobqueue.DefaultQueries() {
+				t.Fatal("the edit changed nothing")
+			}
+			db := pgscratch.NewDatabase(t)
+			restore := properties.Budget{Checks: 300, Seed: 1, ShrinkTime: time.Minute}.Apply()
+			defer restore()
+			rec := properties.NewRecorder(t.Name(), nil)
+			sum := properties.Run(rec, newAdapter(sql), properties.Options{DatabaseURL: db.URL, Semantics: semantics(config)})
+			f := sum.Failure
+			if f == nil || f.Property != c.property {
+				t.Fatalf("want %s, got %+v\n%s", c.property, f, rec.Output())
+			}
+			steps := len(f.History.Entries)
+			t.Logf("killed by %s at check %d, shrunk to %d steps:\n%s", f.Property, sum.First.Check, steps, f.History.Story())
+			if sum.First.Check > c.maxChecks {
+				t.Errorf("found at check %d, want within %d", sum.First.Check, c.maxChecks)
+			}
+			if steps > c.maxSteps {
+				t.Errorf("shrunk to %d steps, want at most %d", steps, c.maxSteps)
+			}
+		})
+	}
+}
