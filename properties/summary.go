@@ -23,6 +23,9 @@ type Summary struct {
 	Broker        BrokerCoverage
 	Crashes       CrashCoverage
 	NotApplicable map[string]string // property or fault → why
+	// Calls counts each kind of subject call and its successes (see
+	// NeverSucceeded).
+	Calls map[string]CallCount
 	// Failure is the run's failure, shrunk; nil when every check passed.
 	Failure *Failure
 	// First is when the run first failed; nil when it did not.
@@ -63,6 +66,9 @@ func (s Summary) String() string {
 		s.Crashes.ConsumerReached, s.Crashes.ConsumerScheduled, s.Crashes.Database)
 	if idle := s.Network.Idle(); len(idle) > 0 {
 		out += fmt.Sprintf("; INJECTED BUT NEVER STRUCK: %v", idle)
+	}
+	if never := s.NeverSucceeded(); len(never) > 0 {
+		out += "; CALLED BUT NEVER SUCCEEDED: " + neverSucceededText(never)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.NotApplicable)) {
 		out += fmt.Sprintf("; %s not applicable: %s", k, s.NotApplicable[k])

@@ -22,7 +22,8 @@ func (r *Report) Fill(sum properties.Summary) {
 			"consumer_scheduled": sum.Crashes.ConsumerScheduled, "consumer_reached": sum.Crashes.ConsumerReached,
 			"database": sum.Crashes.Database,
 		},
-		NotApplicable: maps.Clone(sum.NotApplicable),
+		NotApplicable:  maps.Clone(sum.NotApplicable),
+		NeverSucceeded: sum.NeverSucceeded(),
 	}
 	for k, c := range sum.Network {
 		r.Coverage.Network[string(k)] = KindCoverage{Injected: c.Injected, Struck: c.Struck, Affected: c.Affected}

@@ -70,6 +70,10 @@ func (r *Report) Markdown(w io.Writer) error {
 		p("")
 		p("Not applicable: `%s`: %s.", k, r.Coverage.NotApplicable[k])
 	}
+	for _, k := range slices.Sorted(mapKeys(r.Coverage.NeverSucceeded)) {
+		p("")
+		p("**Called but never succeeded**: `%s`: %s.", k, r.Coverage.NeverSucceeded[k])
+	}
 	if ce := r.Failure; ce != nil {
 		p("")
 		p("## Counterexample (%d steps, first failed at check %d)", len(ce.Steps), ce.FirstCheck)

@@ -98,6 +98,10 @@ type Coverage struct {
 	BrokerAckLost int                     `json:"broker_ack_lost"`
 	Crashes       map[string]int          `json:"crashes"`
 	NotApplicable map[string]string       `json:"not_applicable"`
+	// NeverSucceeded names each kind of subject call that was made and
+	// never succeeded, with its count and first error: a run that passed
+	// while an operation never worked says so.
+	NeverSucceeded map[string]string `json:"never_succeeded,omitempty"`
 }
 
 // KindCoverage counts one network fault kind.

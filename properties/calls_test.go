@@ -1,0 +1,83 @@
+package properties_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// brokenRedrive is the reference with a redrive that never works.
+type brokenRedrive struct{ properties.Subject }
+
+func (brokenRedrive) Redrive(context.Context, string, time.Time) (bool, error) {
+	return false, errors.New("redrive: permission denied for table outbox_events")
+}
+
+// A kind of call that never succeeded is called out, with its first
+// error, while the run still passes: before, a redrive that always failed
+// passed 150 checks without a word.
+func TestNeverSucceededIsCalledOut(t *testing.T) {
+	setFlag(t, "rapid.checks", "40")
+	db := pgtest.Database(t)
+	sum := properties.Exercise(t, func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+		s, err := reference.New(ctx, env)
+		return brokenRedrive{s}, err
+	}, properties.Options{DatabaseURL: db.URL})
+	never := sum.NeverSucceeded()
+	if why := never["Redrive"]; !strings.Contains(why, "permission denied") || len(never) != 1 {
+		t.Fatalf("never succeeded: %v", never)
+	}
+	if !strings.Contains(sum.String(), "CALLED BUT NEVER SUCCEEDED: Redrive (") {
+		t.Errorf("summary does not call it out: %s", sum)
+	}
+	ok := properties.Exercise(t, reference.New, properties.Options{DatabaseURL: db.URL})
+	if n := ok.NeverSucceeded(); len(n) != 0 || ok.Calls["Redrive"].OK == 0 {
+		t.Errorf("the reference: never succeeded %v, calls %v", n, ok.Calls)
+	}
+}
+
+// lyingMark is the reference whose MarkPublished, once it has taken
+// effect, reports a failure that its Indeterminate calls definite.
+type lyingMark struct{ properties.Subject }
+
+var errLost = errors.New("i/o timeout reading the reply")
+
+func (s lyingMark) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+	changed, err := s.Subject.MarkPublished(ctx, d, c, now)
+	if err == nil && changed {
+		return false, errLost
+	}
+	return changed, err
+}
+
+func (s lyingMark) Indeterminate(err error) bool {
+	return !errors.Is(err, errLost) && s.Subject.Indeterminate(err)
+}
+
+// When the database shows an effect of a call the subject called a
+// definite failure, the message points at Indeterminate, with the error.
+func TestDefiniteErrorThatTookEffectPointsAtIndeterminate(t *testing.T) {
+	setFlag(t, "rapid.checks", "100")
+	db := pgtest.Database(t)
+	rec := properties.NewRecorder(t.Name(), nil)
+	sum := properties.Run(rec, func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+		s, err := reference.New(ctx, env)
+		return lyingMark{s}, err
+	}, properties.Options{DatabaseURL: db.URL})
+	f := sum.Failure
+	if f == nil || f.Infrastructure {
+		t.Fatalf("want a violation, got %+v\n%s", f, rec.Output())
+	}
+	t.Logf("%s: %s", f.Property, f.Message)
+	for _, want := range []string{"hint: the MarkPublished just before failed with an error your Indeterminate called definite", "i/o timeout reading the reply"} {
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("message lacks %q: %s", want, f.Message)
+		}
+	}
+}
