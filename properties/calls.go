@@ -17,10 +17,10 @@ type CallCount struct {
 }
 
 // countCall adds a call of kind action that returned err (generated
-// checks only: shrinking replays them). A consumer crashed on purpose
-// fails by design: it is not counted.
+// checks only: shrinking replays them). A call the harness crashed on
+// purpose fails by design: it is not counted.
 func (m *machine) countCall(action string, err error) {
-	if m.run.sum.ShrinkRuns > 0 || action == "CrashConsumer" {
+	if m.run.sum.ShrinkRuns > 0 || crashedOnPurpose[action] {
 		return
 	}
 	if m.sum.Calls == nil {
@@ -36,6 +36,8 @@ func (m *machine) countCall(action string, err error) {
 	}
 	m.sum.Calls[action] = c
 }
+
+var crashedOnPurpose = map[string]bool{"CrashConsumer": true, "CrashMidMark": true}
 
 // NeverSucceeded lists the kinds of call that were made and never
 // succeeded, with their first error, in order of name.

@@ -29,7 +29,7 @@ func (m *machine) drain(t *rapid.T) {
 		m.held[d], m.crashed[d] = nil, false
 	}
 	for round := 0; round < maxDrainRounds; round++ {
-		m.passDeadlines()
+		m.passDeadlines(t)
 		rescued := m.drainRescue(t)
 		claimed := m.drainDispatch(t)
 		delivered := m.drainDeliver(t)
@@ -46,14 +46,14 @@ func (m *machine) drain(t *rapid.T) {
 // due yet), so that a round claims everything waiting and the drain's
 // rounds are spent on what comes due again after it (a rescue's delay),
 // not on one deadline each.
-func (m *machine) passDeadlines() {
+func (m *machine) passDeadlines(t *rapid.T) {
 	next, ok := m.m.LastDeadline()
 	if !ok || next.Before(m.m.Now) {
 		return
 	}
 	dt := next.Sub(m.m.Now) + time.Millisecond
 	m.record("AdvanceClock", Actor{Role: Operator}, "+"+dt.String()+" (drain)")
-	m.m = model.AdvanceClock(m.m, dt)
+	m.advance(t, dt)
 }
 
 // waiting reports whether the model still holds a row that comes due, or

@@ -61,6 +61,18 @@ type Options struct {
 	// keeping the smallest counterexample found so far. The run returns
 	// with Summary.Interrupted set. The interrupt itself is never shrunk.
 	Interrupt <-chan struct{}
+	// DatabaseClock is for a subject whose SQL reads the database's time
+	// (now(), clock_timestamp(), statement_timestamp(),
+	// transaction_timestamp()) instead of the now it is given: the harness
+	// installs its clock in the run's database and puts it first on the
+	// database's search_path, so those functions, unqualified, read the
+	// harness's time in every session that starts after it (the subject's
+	// included). Not covered: CURRENT_TIMESTAMP, LOCALTIMESTAMP and
+	// CURRENT_DATE (SQL keywords, not functions), pg_catalog.now() written
+	// out, defaults and functions created before the run (they keep the
+	// function they were created with), and sessions that set their own
+	// search_path. See docs/adapters.md.
+	DatabaseClock bool
 	// MaxChecks, if set, is how many checks may start: rapid's further
 	// ones pass at once, uncounted. A replay sets 1, so that a fail file
 	// that passes is not followed by a random check of rapid's.
@@ -126,6 +138,7 @@ type runner struct {
 	sum     Summary
 	started time.Time
 	broker  currentBroker // Env.Broker: the running check's broker
+	clock   *dbClock      // the database's clock (Options.DatabaseClock), else nil
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
@@ -182,6 +195,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			m.infra(t, "reset", err)
 		}
 		m.freshStart(t)
+		m.syncClock(t)
 		defer func() {
 			if r.sum.ShrinkRuns == 0 {
 				r.sum.Steps += len(m.hist.Entries)
@@ -242,6 +256,13 @@ func (r *runner) open(newSubject NewSubject) error {
 		r.sum.NotApplicable["CrashDatabase"] = "the harness does not own the server"
 	}
 	r.declared()
+	if r.opts.DatabaseClock {
+		ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+		defer cancel()
+		if r.clock, err = installClock(ctx, r.opts.DatabaseURL, r.opts.Start); err != nil {
+			return err
+		}
+	}
 	env := Env{
 		ConnString: func(a Actor) string {
 			s, lerr := r.links.connString(a)
@@ -296,6 +317,7 @@ func (r *runner) close() {
 	if r.subj != nil {
 		r.subj.Close()
 	}
+	r.clock.close()
 	if r.links != nil {
 		r.links.close()
 	}

@@ -148,6 +148,8 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 	if err := m.harness.reconnect(m.ctx); err != nil {
 		m.infra(t, "reconnect after database crash", err)
 	}
+	m.run.clock.forget() // recovery may have lost its last setting
+	m.syncClock(t)
 }
 
 // freshStart begins a check as if no check ran before it: a check that

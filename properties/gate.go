@@ -33,7 +33,7 @@ func (m *machine) closeGate(ctx context.Context) (*gate, error) {
 	}
 	var tables []string
 	rows, err := tx.Query(ctx, `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
-		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`)
+		WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'outboxcheck_clock') ORDER BY 1`)
 	if err == nil {
 		tables, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}

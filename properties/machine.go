@@ -172,7 +172,7 @@ func (m *machine) pickDispatcher(t *rapid.T, crashed bool) int {
 // when needed; the model accepts ties all the same.
 func (m *machine) Commit(t *rapid.T) {
 	if !m.m.Now.After(m.lastCommit) {
-		m.m = model.AdvanceClock(m.m, time.Microsecond)
+		m.advance(t, time.Microsecond)
 	}
 	m.lastCommit = m.m.Now
 	p := m.newPayment()
@@ -358,7 +358,7 @@ func (m *machine) drop(d, i int) {
 func (m *machine) AdvanceClock(t *rapid.T) {
 	dt := drawAdvance(t, m.m)
 	m.record("AdvanceClock", Actor{Role: Operator}, "+"+dt.String())
-	m.m = model.AdvanceClock(m.m, dt)
+	m.advance(t, dt)
 }
 
 // CrashDispatcher kills a dispatcher: its session is cut and its memory of
