@@ -74,3 +74,14 @@ func TestBackoffJudge(t *testing.T) {
 		t.Error("an attempt on a payment the harness never began counted as within its first lease")
 	}
 }
+
+// A payment its subject lists as dead twice was dead-lettered twice.
+func TestDeadLetteredTwice(t *testing.T) {
+	c := &check{runner: &runner{subj: declared{}}, bro: &broker{}, voided: map[string]bool{}}
+	if f := c.safety(endState{dead: map[string]bool{"pay-1": true}, deadTwice: repeated([]string{"pay-1", "pay-2", "pay-1"})}); f == nil || f.Property != "dead-exclusive" {
+		t.Fatalf("a payment dead-lettered twice: %+v", f)
+	}
+	if f := c.safety(endState{dead: map[string]bool{"pay-1": true}, deadTwice: repeated([]string{"pay-1", "pay-2"})}); f != nil {
+		t.Fatalf("one dead letter each: %+v", f)
+	}
+}

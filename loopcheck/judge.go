@@ -25,6 +25,9 @@ const (
 type endState struct {
 	fx      map[string]int  // event_id → effects
 	dead    map[string]bool // payments the subject shows as dead; nil: it shows none
+	// deadTwice counts the payments the subject lists as dead more than
+	// once: each was dead-lettered twice.
+	deadTwice map[string]int
 	pending map[string]bool // payments still in its outbox; nil: it lists none
 	carried map[string]bool // payments the broker carried
 	msgs    int
@@ -56,9 +59,12 @@ func (c *check) read() (endState, error) {
 			return err
 		}
 		if d, ok := capability[DeadLetterer](c.subj); ok {
-			if e.dead, err = setOf(d.DeadLetters(ctx)); err != nil {
+			var ids []string
+			if ids, err = d.DeadLetters(ctx); err != nil {
 				return fmt.Errorf("dead letters: %w", err)
 			}
+			e.dead, _ = setOf(ids, nil)
+			e.deadTwice = repeated(ids)
 		}
 		if p, ok := capability[Pender](c.subj); ok {
 			if e.pending, err = setOf(p.Pending(ctx)); err != nil {
@@ -74,6 +80,17 @@ func (c *check) read() (endState, error) {
 		e.carried[m.AggregateID] = true
 	}
 	return e, err
+}
+
+// repeated counts the ids that occur more than once in ids.
+func repeated(ids []string) map[string]int {
+	n, out := map[string]int{}, map[string]int{}
+	for _, id := range ids {
+		if n[id]++; n[id] > 1 {
+			out[id] = n[id]
+		}
+	}
+	return out
 }
 
 func setOf(ids []string, err error) (map[string]bool, error) {

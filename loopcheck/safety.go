@@ -49,6 +49,9 @@ func (c *check) safety(e endState) *properties.Failure {
 			return c.fail("no-phantom", fmt.Sprintf("the broker carries event %s of payment %s, whose transaction rolled back", m.ID, m.AggregateID))
 		}
 	}
+	for _, pay := range slices.Sorted(maps.Keys(e.deadTwice)) {
+		return c.fail("dead-exclusive", fmt.Sprintf("payment %s is dead-lettered %d times (one event, one dead letter)", pay, e.deadTwice[pay]))
+	}
 	perPay, ambiguous := c.perPayment(e), c.bro.ambiguous()
 	for _, pay := range slices.Sorted(maps.Keys(perPay)) {
 		if perPay[pay] > 1 {
