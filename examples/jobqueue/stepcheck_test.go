@@ -18,8 +18,11 @@ func TestMain(m *testing.M) { pgscratch.Main(m) }
 //	go test ./examples/jobqueue/ -run TestJobQueueThroughTheStepContract -rapid.checks=500
 func TestJobQueueThroughTheStepContract(t *testing.T) {
 	db := pgscratch.NewDatabase(t)
-	properties.Exercise(t, newAdapter(jobqueue.DefaultQueries()),
-		properties.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config)})
+	opts := properties.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config)}
+	if srv := pgscratch.Shared(t); srv.Owned() {
+		opts.CrashDatabase = srv.Crash // the server is the harness's own: crash it too
+	}
+	properties.Exercise(t, newAdapter(jobqueue.DefaultQueries()), opts)
 }
 
 // Two one-line bugs a job queue really has: each is killed by the
