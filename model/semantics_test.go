@@ -173,3 +173,23 @@ func TestRedriveOneMore(t *testing.T) {
 		t.Fatalf("one more attempt, then discarded again: %s", s.describe(r))
 	}
 }
+
+// LastDeadline is the latest instant anything waits for: the late end of
+// a jittered backoff, or a lease.
+func TestLastDeadline(t *testing.T) {
+	s := committed(t, New(t0, jobQueue()), "p", "e")
+	s = committed(t, s, "q", "f")
+	s = AdvanceClock(s, ms(1))
+	s, _ = claim(t, s, "k1", 2, Claimed{ID: "e", Attempts: 0}, Claimed{ID: "f", Attempts: 0})
+	s, _ = MarkFailed(s, "e", "k1", true, Done)
+	if at, ok := s.LastDeadline(); !ok || !at.Equal(s.Now.Add(time.Minute)) {
+		t.Fatalf("last deadline %v %v, want f's lease end", at, ok)
+	}
+	s, _ = MarkPublished(s, "f", "k1", true, Done)
+	if at, ok := s.LastDeadline(); !ok || !at.Equal(s.Now.Add(3*time.Second)) {
+		t.Fatalf("last deadline %v %v, want the late end of e's backoff", at, ok)
+	}
+	if next, _ := s.NextAttemptAt(); !next.Equal(s.Now.Add(time.Second)) {
+		t.Fatalf("next attempt %v, want the early end of e's backoff", next)
+	}
+}
