@@ -23,15 +23,15 @@ const (
 
 // endState is one reading of the subject after healing.
 type endState struct {
-	fx      map[string]int  // event_id → effects
-	dead    map[string]bool // payments the subject shows as dead; nil: it shows none
+	fx   map[string]int  // event_id → effects
+	dead map[string]bool // payments the subject shows as dead; nil: it shows none
 	// deadTwice counts the payments the subject lists as dead more than
 	// once: each was dead-lettered twice.
 	deadTwice map[string]int
-	pending map[string]bool // payments still in its outbox; nil: it lists none
-	carried map[string]bool // payments the broker carried
-	msgs    int
-	tries   map[string]int // publish attempts per payment, by live relays
+	pending   map[string]bool // payments still in its outbox; nil: it lists none
+	carried   map[string]bool // payments the broker carried
+	msgs      int
+	tries     map[string]int // publish attempts per payment, by live relays
 }
 
 // progress is what must move while the subject recovers: effects, dead
