@@ -1,6 +1,10 @@
 package refloop
 
-import "github.com/outboxcheck/outboxcheck/loopcheck"
+import (
+	"slices"
+
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+)
 
 // Mutant is a known-bad variant of the reference relay for the loop
 // contract: one bug class of DESIGN §13 each, and the property that must
@@ -9,11 +13,18 @@ type Mutant struct {
 	Name  string
 	Bug   string
 	Kills string // the property that names the bug
-	New   loopcheck.NewSubject
+	// Also lists properties the same bug breaks on other schedules, as
+	// truly as Kills does (a due query on a naive UTC timestamp makes
+	// nothing due east of UTC, and retries come early west of it).
+	Also []string
+	New  loopcheck.NewSubject
 	// MaxAttempts, if set, is the loop Options' MaxAttempts it runs with:
 	// a short one, so that schedules reach DEAD.
 	MaxAttempts int
 }
+
+// KilledBy reports whether property p names m's bug.
+func (m Mutant) KilledBy(p string) bool { return p == m.Kills || slices.Contains(m.Also, p) }
 
 // Mutants are the loop mutants, in a stable order. A new one is one file
 // (or function) and one line here.
@@ -25,5 +36,5 @@ var Mutants = []Mutant{
 	{Name: "batch-ack", Bug: "(b) stops a batch at a message whose ack timed out, then marks the whole batch published, unsent rows too", Kills: "no-loss", New: BatchAck},
 	{Name: "lock-wait", Bug: "(d) locks its batch FOR UPDATE without SKIP LOCKED and publishes inside the lock, no deadlines: one relay cut off blocks all", Kills: "relay-isolation", New: LockWait},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "timely-delivery", New: TimeoutIsShutdown},
-	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", New: NaiveUTCDue},
+	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},
 }

@@ -74,7 +74,7 @@ func (c Config) loopKill(ctx context.Context, m refloop.Mutant) (LoopKill, error
 		case f == nil:
 		case f.Infrastructure:
 			return k, fmt.Errorf("infrastructure: %s", f.Message)
-		case f.Property != m.Kills:
+		case !m.KilledBy(f.Property):
 			k.Wrong = append(k.Wrong, f.Property)
 		default:
 			k.Times = append(k.Times, res.First.Elapsed)

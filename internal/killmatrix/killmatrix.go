@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
@@ -37,8 +38,9 @@ type Config struct {
 
 // Row is one subject's outcome.
 type Row struct {
-	Subject string // "reference", "reference+faults" or the mutant's name
-	Want    string // the property that must fail; "" for the reference
+	Subject string   // "reference", "reference+faults" or the mutant's name
+	Want    string   // the property that must fail; "" for the reference
+	Also    []string // other properties the same bug breaks as truly
 	Faults  bool
 	// Concurrent: the subject ran with ClaimTogether and DeliverTogether (Options.Concurrent).
 	Concurrent bool
@@ -80,7 +82,7 @@ func (r Row) Verdict() string {
 		return "FALSE POSITIVE"
 	case r.Failure == nil:
 		return "SURVIVED"
-	case r.Failure.Property != r.Want:
+	case r.Failure.Property != r.Want && !slices.Contains(r.Also, r.Failure.Property):
 		return "WRONG PROPERTY"
 	}
 	return "killed"

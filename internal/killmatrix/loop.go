@@ -22,6 +22,7 @@ type LoopBudget struct {
 type loopRow struct {
 	name string
 	want string
+	also []string
 	new  loopcheck.NewSubject
 	opts loopcheck.Options
 }
@@ -38,7 +39,7 @@ func (c Config) loopRows() []loopRow {
 		if c.LoopMutants != nil && !slices.Contains(c.LoopMutants, m.Name) {
 			continue
 		}
-		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, new: m.New,
+		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, also: m.Also, new: m.New,
 			opts: loopcheck.Options{Recovery: refloop.Recovery, MaxAttempts: m.MaxAttempts}})
 	}
 	return out
@@ -64,7 +65,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	rec := properties.NewRecorder("outboxcheck/"+l.name, c.Live)
 	start := time.Now()
 	res := loopcheck.Run(rec, l.new, l.opts)
-	row := Row{Subject: l.name, Want: l.want, Faults: true, Failure: res.Failure, Checks: res.Checks,
+	row := Row{Subject: l.name, Want: l.want, Also: l.also, Faults: true, Failure: res.Failure, Checks: res.Checks,
 		Elapsed: time.Since(start), Output: rec.Output()}
 	if res.Failure == nil && rec.Failed() {
 		row.Failure = &properties.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
