@@ -178,6 +178,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		defer func() {
 			if r.sum.ShrinkRuns == 0 {
 				r.sum.Steps += len(m.hist.Entries)
+				r.checkpoint(len(m.hist.Entries))
 			}
 			if opts.OnCheck != nil {
 				m.hist.Shrinking = r.sum.ShrinkRuns > 0
@@ -192,6 +193,9 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		}
 		m.drain(t)
 	})
+	if r.sum.ShrinkRuns > 0 {
+		r.sum.ShrinkEnd = time.Since(r.started)
+	}
 	if r.links.net != nil {
 		r.sum.Network = r.links.net.Coverage()
 	}
@@ -205,6 +209,18 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		tb.Errorf("infrastructure error: %v", err)
 	}
 	return r.sum
+}
+
+// checkpoint records the end of the generated check just run, of steps
+// steps, with the run's fault counts so far.
+func (r *runner) checkpoint(steps int) {
+	now := r.sum
+	if r.links.net != nil {
+		now.Network = r.links.net.Coverage()
+	}
+	injected, struck := now.Faults()
+	r.sum.Progress = append(r.sum.Progress, Checkpoint{Check: r.sum.Checks, Elapsed: time.Since(r.started),
+		Steps: steps, Faults: injected, Struck: struck})
 }
 
 // ids numbers the ids a subject makes, from 1 in every check.
