@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/properties"
@@ -57,7 +58,23 @@ func (r *Report) Fill(sum properties.Summary) {
 		r.Failure = ce
 	}
 	r.Properties = verdicts(r.Verdict, f)
+	r.fillProgress(sum)
 }
+
+// fillProgress copies the run's checkpoints and its shrinking span.
+func (r *Report) fillProgress(sum properties.Summary) {
+	r.Progress = nil
+	for _, c := range sum.Progress {
+		r.Progress = append(r.Progress, Checkpoint{Check: c.Check, At: seconds(c.Elapsed), Steps: c.Steps, Faults: c.Faults, Struck: c.Struck})
+	}
+	r.Shrinking = nil
+	if sum.First != nil && sum.ShrinkEnd > 0 {
+		r.Shrinking = &Span{From: seconds(sum.First.Elapsed), To: seconds(sum.ShrinkEnd)}
+	}
+}
+
+// seconds is d in seconds, to the millisecond: the plot needs no more.
+func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 
 func verdicts(verdict string, f *properties.Failure) []Property {
 	var out []Property

@@ -66,6 +66,33 @@ type Report struct {
 	// Interrupted says a signal stopped the run. With a violation, the
 	// counterexample is shrunk as far as it got before the signal.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Progress is the run over time, one checkpoint per generated check
+	// (per schedule of a loop run) as it ended: report.html plots it.
+	// Absent from older reports and from merges (each shard keeps its
+	// own clock).
+	Progress []Checkpoint `json:"progress,omitempty"`
+	// Shrinking is when rapid shrank the failure; absent when it did not.
+	Shrinking *Span `json:"shrinking,omitempty"`
+}
+
+// Checkpoint is where the run stood when one generated check ended.
+type Checkpoint struct {
+	Check int `json:"check"`
+	// At is when the check ended, in seconds from the run's start.
+	At    float64 `json:"at"`
+	Steps int     `json:"steps"` // the check's own steps
+	// Faults are the faults injected so far, of every kind the coverage
+	// counts; Struck, of them, those that took effect so far (network
+	// faults a request reached, consumer crashes that reached their
+	// failpoint, and broker faults and other crashes, which act at once).
+	Faults int `json:"faults"`
+	Struck int `json:"struck"`
+}
+
+// Span is a stretch of the run, in seconds from its start.
+type Span struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
 }
 
 // Environment is where the run happened.
