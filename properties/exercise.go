@@ -124,6 +124,8 @@ type runner struct {
 	sum     Summary
 	started time.Time
 	broker  currentBroker // Env.Broker: the running check's broker
+	calls   calls         // every call of the subject's, counted (tallied)
+	cur     *machine      // the running check
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
@@ -141,7 +143,13 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		defer cleanup()
 	}
 	if err := r.open(newSubject); err != nil {
+		f, unbuilt := r.unbuilt(err)
 		r.close()
+		if unbuilt {
+			r.record(f)
+			tb.Fatalf("subject error: %s", f.Message)
+			return r.sum
+		}
 		r.record(Failure{Infrastructure: true, Message: err.Error()})
 		tb.Fatalf("infrastructure error: %v", err)
 		return r.sum
@@ -162,6 +170,11 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.Interrupted = true
 			return
 		}
+		// The subject's failure is its first error: once reproduced, there
+		// is nothing to shrink.
+		if f := r.sum.Failure; f != nil && f.SubjectError && r.sum.ShrinkRuns > 0 {
+			return
+		}
 		if r.sum.First == nil {
 			r.sum.Checks++
 		} else {
@@ -169,10 +182,10 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		}
 		m := newMachine(r)
 		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
-		r.broker.b = m.broker
+		r.broker.b, r.cur = m.broker, m
 		ids.Store(0)
 		if err := m.do(r.subj.Reset); err != nil {
-			m.infra(t, "reset", err)
+			m.failedCall(t, "reset", err)
 		}
 		m.freshStart(t)
 		defer func() {
@@ -208,6 +221,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		r.record(Failure{Infrastructure: true, Message: err.Error()})
 		tb.Errorf("infrastructure error: %v", err)
 	}
+	r.judgeAtEnd(tb)
 	return r.sum
 }
 
@@ -260,8 +274,8 @@ func (r *runner) open(newSubject NewSubject) error {
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()
 	subj, serr := newSubject(ctx, env)
-	if err == nil {
-		err = serr
+	if err == nil && serr != nil {
+		err = &buildError{serr}
 	}
 	if err != nil {
 		if subj != nil {
@@ -269,7 +283,7 @@ func (r *runner) open(newSubject NewSubject) error {
 		}
 		return fmt.Errorf("build subject: %w", err)
 	}
-	r.subj = subj
+	r.subj = tallied{Subject: subj, r: r}
 	return nil
 }
 
