@@ -39,6 +39,8 @@ func (r *Report) Fill(sum properties.Summary) {
 		r.Verdict, r.Message = Infrastructure, f.Message
 	case f.Panic:
 		r.Verdict, r.Message = Panic, f.Message
+	case f.SubjectError:
+		r.Verdict, r.Message = SubjectError, "subject error: "+f.Message
 	default:
 		r.Verdict, r.Message = Violation, "property violated: "+f.Property+": "+f.Message
 		if sum.Interrupted {
@@ -46,7 +48,7 @@ func (r *Report) Fill(sum properties.Summary) {
 		}
 	}
 	if f != nil && f.History != nil && len(f.History.Entries) > 0 {
-		ce := &Counterexample{Property: f.Property, Message: f.Message}
+		ce := &Counterexample{Property: f.Property, Operation: f.Operation, Message: f.Message}
 		if sum.First != nil {
 			ce.FirstCheck = sum.First.Check
 		}
@@ -82,7 +84,7 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 		for _, n := range names {
 			p := Property{Name: n, Kind: kind, Verdict: Held}
 			switch {
-			case verdict == Infrastructure:
+			case verdict == Infrastructure, verdict == SubjectError:
 				p.Verdict = NotChecked
 			case f != nil && !f.Infrastructure && !f.Panic && f.Property == n:
 				p.Verdict, p.Detail = Violated, f.Message

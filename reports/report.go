@@ -25,6 +25,9 @@ const (
 	Panic          = "panic"          // the subject panicked
 	Infrastructure = "infrastructure" // the harness's plumbing failed; no verdict on the subject
 	Interrupted    = "interrupted"    // SIGINT or SIGTERM stopped the run before it found anything
+	// SubjectError: an operation of the subject never succeeded, failing
+	// with errors of its own: the subject could not be checked.
+	SubjectError = "subject-error"
 
 	Held          = "held"
 	Violated      = "violated"
@@ -136,7 +139,10 @@ type KindCoverage struct {
 
 // Counterexample is the shrunk failing check.
 type Counterexample struct {
-	Property   string `json:"property,omitempty"`
+	Property string `json:"property,omitempty"`
+	// Operation is, for a subject error, the subject's operation that
+	// never succeeded; the steps are its first failure's check, up to it.
+	Operation  string `json:"operation,omitempty"`
 	Message    string `json:"message"`
 	FirstCheck int    `json:"first_failed_at_check"`
 	Steps      []Step `json:"steps"`
@@ -191,6 +197,8 @@ func (r *Report) ExitCode() int {
 		return 1
 	case Interrupted:
 		return 130 // as a shell reports SIGINT
+	case SubjectError:
+		return 4
 	}
 	return 3
 }
