@@ -23,7 +23,7 @@ func (r *Report) HTML(w io.Writer) error {
 		Story    []storyRow
 		Folded   int
 		Upper    string
-	}{Report: r, Upper: strings.ToUpper(r.Verdict), Rate: newRatePlot(r)}
+	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r)}
 	if r.Failure != nil && len(r.Failure.Steps) > 0 {
 		t := newTimeline(r.Failure.Steps)
 		data.Timeline = &t
