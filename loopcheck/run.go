@@ -75,12 +75,16 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			res.Interrupted = true
 			return // rapid keeps what it has; nothing new runs
 		default:
+			generated := res.Failure == nil
 			res.count(s)
 			f, err = r.run(s)
 			if opts.OnCheck != nil && err == nil {
 				h := r.story
 				h.Shrinking = res.Failure != nil
 				opts.OnCheck(&h)
+			}
+			if generated && !errors.Is(err, errInterrupted) {
+				r.checkpoint(&res.Summary, len(s), time.Since(start))
 			}
 		}
 		switch {
@@ -108,6 +112,9 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			t.Fatalf("property violated: %s", f.Property)
 		}
 	})
+	if res.ShrinkRuns > 0 {
+		res.ShrinkEnd = time.Since(start)
+	}
 	if f := res.Failure; f != nil && !f.Infrastructure && !res.Interrupted {
 		again, err := r.runTries(res.Schedule, confirmTries)
 		res.Flaky = err == nil && (again == nil || again.Property != f.Property)

@@ -131,6 +131,17 @@ func (r *runner) summarize(sum *properties.Summary) {
 	}
 }
 
+// checkpoint records the end of the generated schedule just run, of steps
+// steps, elapsed after the run's start, with the run's fault counts so
+// far, in sum.Progress.
+func (r *runner) checkpoint(sum *properties.Summary, steps int, elapsed time.Duration) {
+	var now properties.Summary
+	r.summarize(&now)
+	injected, struck := now.Faults()
+	sum.Progress = append(sum.Progress, properties.Checkpoint{Check: sum.Checks, Elapsed: elapsed,
+		Steps: steps, Faults: injected, Struck: struck})
+}
+
 // Loop is what the loop nemesis did over a run, beyond the network.
 type Loop struct {
 	Kills    int           // dispatcher incarnations killed

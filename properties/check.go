@@ -15,7 +15,7 @@ import (
 func (m *machine) Check(t *rapid.T) {
 	ps, err := m.observe()
 	if err != nil {
-		m.infra(t, "read back", err)
+		m.failedCall(t, "read back", err)
 	}
 	m.report(t, ps)
 }

@@ -89,7 +89,7 @@ func (m *machine) drainDispatch(t *rapid.T) int {
 	got, err := m.claim(t, 0, batch)
 	m.finish(e, err, fmt.Sprintf("claimed %d", len(got)))
 	if err != nil {
-		m.infra(t, "drain claim", err)
+		m.failedCall(t, "drain claim", err)
 	}
 	m.applyClaim(t, batch, got)
 	for _, c := range got {

@@ -139,6 +139,8 @@ type runner struct {
 	started time.Time
 	broker  currentBroker // Env.Broker: the running check's broker
 	clock   *dbClock      // the database's clock (Options.DatabaseClock), else nil
+	calls   calls         // every call of the subject's, counted (tallied)
+	cur     *machine      // the running check
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
@@ -161,7 +163,13 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		defer cleanup()
 	}
 	if err := r.open(newSubject); err != nil {
+		f, unbuilt := r.unbuilt(err)
 		r.close()
+		if unbuilt {
+			r.record(f)
+			tb.Fatalf("subject error: %s", f.Message)
+			return r.sum
+		}
 		r.record(Failure{Infrastructure: true, Message: err.Error()})
 		tb.Fatalf("infrastructure error: %v", err)
 		return r.sum
@@ -182,6 +190,11 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.Interrupted = true
 			return
 		}
+		// The subject's failure is its first error: once reproduced, there
+		// is nothing to shrink.
+		if f := r.sum.Failure; f != nil && f.SubjectError && r.sum.ShrinkRuns > 0 {
+			return
+		}
 		if r.sum.First == nil {
 			r.sum.Checks++
 		} else {
@@ -189,16 +202,17 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		}
 		m := newMachine(r)
 		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
-		r.broker.b = m.broker
+		r.broker.b, r.cur = m.broker, m
 		ids.Store(0)
 		if err := m.do(r.subj.Reset); err != nil {
-			m.infra(t, "reset", err)
+			m.failedCall(t, "reset", err)
 		}
 		m.freshStart(t)
 		m.syncClock(t)
 		defer func() {
 			if r.sum.ShrinkRuns == 0 {
 				r.sum.Steps += len(m.hist.Entries)
+				r.checkpoint(len(m.hist.Entries))
 			}
 			if opts.OnCheck != nil {
 				m.hist.Shrinking = r.sum.ShrinkRuns > 0
@@ -213,9 +227,13 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		}
 		m.drain(t)
 	})
+	if r.sum.ShrinkRuns > 0 {
+		r.sum.ShrinkEnd = time.Since(r.started)
+	}
 	if r.links.net != nil {
 		r.sum.Network = r.links.net.Coverage()
 	}
+	r.sum.Calls = r.calls.counts()
 	// A check cut short by an interrupt may hold a transaction on purpose
 	// (a dispatcher stopped mid-claim): leftovers only judge whole runs.
 	if r.sum.Interrupted {
@@ -225,7 +243,20 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		r.record(Failure{Infrastructure: true, Message: err.Error()})
 		tb.Errorf("infrastructure error: %v", err)
 	}
+	r.judgeAtEnd(tb)
 	return r.sum
+}
+
+// checkpoint records the end of the generated check just run, of steps
+// steps, with the run's fault counts so far.
+func (r *runner) checkpoint(steps int) {
+	now := r.sum
+	if r.links.net != nil {
+		now.Network = r.links.net.Coverage()
+	}
+	injected, struck := now.Faults()
+	r.sum.Progress = append(r.sum.Progress, Checkpoint{Check: r.sum.Checks, Elapsed: time.Since(r.started),
+		Steps: steps, Faults: injected, Struck: struck})
 }
 
 // ids numbers the ids a subject makes, from 1 in every check.
@@ -280,8 +311,8 @@ func (r *runner) open(newSubject NewSubject) error {
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()
 	subj, serr := newSubject(ctx, env)
-	if err == nil {
-		err = serr
+	if err == nil && serr != nil {
+		err = &buildError{serr}
 	}
 	if err != nil {
 		if subj != nil {
@@ -289,10 +320,11 @@ func (r *runner) open(newSubject NewSubject) error {
 		}
 		return fmt.Errorf("build subject: %w", err)
 	}
-	r.subj = subj
 	if err := checkSemantics(r.opts.Semantics, subj); err != nil {
+		subj.Close()
 		return fmt.Errorf("configuration: %w", err)
 	}
+	r.subj = tallied{Subject: subj, r: r}
 	return nil
 }
 

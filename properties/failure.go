@@ -6,11 +6,17 @@ import "time"
 // matrix: a violated property with its counterexample, or an
 // infrastructure error (never a property).
 type Failure struct {
-	Infrastructure bool     // true: the plumbing failed, not the subject
-	Panic          bool     // true: the subject panicked (a broken subject, not a property)
-	Property       string   // the violated property (DESIGN §7); empty for infrastructure
-	Message        string   // the problem as reported
-	History        *History // the failing check's steps, shrunk when rapid is done
+	Infrastructure bool // true: the plumbing failed, not the subject
+	Panic          bool // true: the subject panicked (a broken subject, not a property)
+	// SubjectError says an operation of the subject never succeeded in
+	// the run, failing with errors of its own: the subject could not be
+	// checked (Operation names it; History is its first failure's check,
+	// up to that step).
+	SubjectError bool
+	Operation    string
+	Property     string   // the violated property (DESIGN §7); empty for infrastructure
+	Message      string   // the problem as reported
+	History      *History // the failing check's steps, shrunk when rapid is done
 }
 
 // FirstFailure is when the run first failed, before any shrinking.

@@ -115,6 +115,7 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if !ok {
 		return
 	}
+	m.judgeSubject(t, brokenInsteadOfViolation) // a broken operation explains what follows from it
 	p.Detail += m.definiteHint()
 	if e := m.last(); e != nil {
 		e.Expect = p.String() // where the model and the subject part ways

@@ -22,7 +22,6 @@ const (
 // finish sets e's result and outcome from the call's error.
 func (m *machine) finish(e *Entry, err error, ok string) {
 	e.Result, e.Outcome = result(err, ok), m.outcomeWord(err)
-	m.countCall(e.Action, err)
 }
 
 // outcomeWord names the outcome of a call that returned err.

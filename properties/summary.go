@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
 )
@@ -30,6 +31,12 @@ type Summary struct {
 	Failure *Failure
 	// First is when the run first failed; nil when it did not.
 	First *FirstFailure
+	// Progress has a checkpoint per generated check, in order, as it
+	// ended (shrink runs excluded).
+	Progress []Checkpoint
+	// ShrinkEnd is when shrinking ended, from the run's start; zero when
+	// nothing was shrunk. It began at First.Elapsed.
+	ShrinkEnd time.Duration
 }
 
 // BrokerCoverage counts the broker link's own faults.

@@ -108,7 +108,8 @@ func (a *axis) stepTicks(steps []Step, clocks []time.Time) {
 func timeAxis(steps []Step, clocks []time.Time) axis {
 	a := axis{Kind: "time", col: make([]int, len(steps))}
 	span := clocks[len(clocks)-1].Sub(clocks[0])
-	scale := float64(timeUnit*len(steps)) / float64(max(span, time.Millisecond))
+	// A short story fills the width, so that its time labels do not overlap.
+	scale := float64(max(timeUnit*len(steps), minPlotW-colW)) / float64(max(span, time.Millisecond))
 	x := -minGap
 	for i := range steps {
 		x = max(colW/2+int(float64(clocks[i].Sub(clocks[0]))*scale), x+minGap)

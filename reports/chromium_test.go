@@ -33,9 +33,10 @@ func written(t *testing.T, r *Report) string {
 
 // report.html renders in a real browser with no console errors: the
 // pass page, a fault-free failure and a faulted one, each with one mark
-// per step, the failing step marked, and its input escaped as text.
+// per step, the failing step marked, and its input escaped as text; a
+// long run's page with its rate plot.
 func TestReportRendersInChromium(t *testing.T) {
-	for name, r := range map[string]*Report{"pass": passSample(), "fault-free": stillSample(), "faulted": sample()} {
+	for name, r := range map[string]*Report{"pass": passSample(), "fault-free": stillSample(), "faulted": sample(), "long": progressSample()} {
 		dom, console := render(t, written(t, r))
 		if len(console) > 0 {
 			t.Fatalf("%s: console messages:\n%s", name, strings.Join(console, "\n"))
@@ -48,6 +49,9 @@ func TestReportRendersInChromium(t *testing.T) {
 		}
 		if n := strings.Count(dom, "data-step="); n != len(r.Failure.Steps) {
 			t.Fatalf("%s: %d step marks, want %d", name, n, len(r.Failure.Steps))
+		}
+		if plot := strings.Contains(dom, `<svg id="rate"`); plot != (len(r.Progress) > 0) {
+			t.Fatalf("%s: rate plot %v, progress %d checks", name, plot, len(r.Progress))
 		}
 		if !strings.Contains(dom, `id="failing-step"`) || !strings.Contains(dom, `id="failing-row"`) {
 			t.Fatalf("%s: the failing step has no id", name)

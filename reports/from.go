@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/properties"
@@ -39,6 +40,8 @@ func (r *Report) Fill(sum properties.Summary) {
 		r.Verdict, r.Message = Infrastructure, f.Message
 	case f.Panic:
 		r.Verdict, r.Message = Panic, f.Message
+	case f.SubjectError:
+		r.Verdict, r.Message = SubjectError, "subject error: "+f.Message
 	default:
 		r.Verdict, r.Message = Violation, "property violated: "+f.Property+": "+f.Message
 		if sum.Interrupted {
@@ -46,7 +49,7 @@ func (r *Report) Fill(sum properties.Summary) {
 		}
 	}
 	if f != nil && f.History != nil && len(f.History.Entries) > 0 {
-		ce := &Counterexample{Property: f.Property, Message: f.Message}
+		ce := &Counterexample{Property: f.Property, Operation: f.Operation, Message: f.Message}
 		if sum.First != nil {
 			ce.FirstCheck = sum.First.Check
 		}
@@ -63,7 +66,23 @@ func (r *Report) Fill(sum properties.Summary) {
 			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
 		}
 	}
+	r.fillProgress(sum)
 }
+
+// fillProgress copies the run's checkpoints and its shrinking span.
+func (r *Report) fillProgress(sum properties.Summary) {
+	r.Progress = nil
+	for _, c := range sum.Progress {
+		r.Progress = append(r.Progress, Checkpoint{Check: c.Check, At: seconds(c.Elapsed), Steps: c.Steps, Faults: c.Faults, Struck: c.Struck})
+	}
+	r.Shrinking = nil
+	if sum.First != nil && sum.ShrinkEnd > 0 {
+		r.Shrinking = &Span{From: seconds(sum.First.Elapsed), To: seconds(sum.ShrinkEnd)}
+	}
+}
+
+// seconds is d in seconds, to the millisecond: the plot needs no more.
+func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 
 func verdicts(verdict string, f *properties.Failure) []Property {
 	var out []Property
@@ -71,7 +90,7 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 		for _, n := range names {
 			p := Property{Name: n, Kind: kind, Verdict: Held}
 			switch {
-			case verdict == Infrastructure:
+			case verdict == Infrastructure, verdict == SubjectError:
 				p.Verdict = NotChecked
 			case f != nil && !f.Infrastructure && !f.Panic && f.Property == n:
 				p.Verdict, p.Detail = Violated, f.Message

@@ -12,15 +12,18 @@ var pageSource string
 
 // HTML renders a self-contained page: no scripts, fonts or images from the
 // network. The counterexample's timeline is inline SVG with its details in
-// <title> tooltips; one inline script scrolls it to the failing step.
+// <title> tooltips; one inline script scrolls it to the failing step. A
+// run of a few checks or more also gets a plot of its rate and faults
+// over time (ratePlot).
 func (r *Report) HTML(w io.Writer) error {
 	data := struct {
 		*Report
 		Timeline *timeline
+		Rate     *ratePlot
 		Story    []storyRow
 		Folded   int
 		Upper    string
-	}{Report: r, Upper: strings.ToUpper(r.Verdict)}
+	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r)}
 	if r.Failure != nil && len(r.Failure.Steps) > 0 {
 		t := newTimeline(r.Failure.Steps)
 		data.Timeline = &t

@@ -57,8 +57,8 @@ func (r *Report) JUnit(w io.Writer) error {
 		}
 		s.Cases = append(s.Cases, c)
 	}
-	if r.Verdict == Panic {
-		s.Cases = append(s.Cases, junitCase{Name: "subject-does-not-panic", Classname: "outboxcheck.subject",
+	if name := map[string]string{Panic: "subject-does-not-panic", SubjectError: "subject-operations-succeed"}[r.Verdict]; name != "" {
+		s.Cases = append(s.Cases, junitCase{Name: name, Classname: "outboxcheck.subject",
 			Failure: &junitMessage{Message: oneLine(r.Message), Body: story(r.Failure)}})
 		s.Failures++
 	}

@@ -76,7 +76,11 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	if ce := r.Failure; ce != nil {
 		p("")
-		p("## Counterexample (%d steps, first failed at check %d)", len(ce.Steps), ce.FirstCheck)
+		if ce.Operation != "" {
+			p("## Where %s first failed (%d steps)", ce.Operation, len(ce.Steps))
+		} else {
+			p("## Counterexample (%d steps, first failed at check %d)", len(ce.Steps), ce.FirstCheck)
+		}
 		p("")
 		p("| # | clock | action | actor | input | actual | model |")
 		p("|---|---|---|---|---|---|---|")
@@ -84,7 +88,9 @@ func (r *Report) Markdown(w io.Writer) error {
 			p("| %d | %s | %s | %s | %s | %s | %s |", s.N, s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
 		}
 		p("")
-		p("Replay it step by step: `outboxcheck replay <this directory>`.")
+		if ce.Operation == "" || ce.FailFile != "" {
+			p("Replay it step by step: `outboxcheck replay <this directory>`.")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -7,7 +7,8 @@ import (
 )
 
 // Merge combines the reports of one sharded run. The verdict is the worst
-// (a violation or panic over an infrastructure error over a pass); counts
+// (a violation over a panic over a subject error over an infrastructure
+// error over an interrupt over a pass); counts
 // and coverage add up; the counterexample is the first shard's that has one.
 func Merge(rs []*Report) (*Report, error) {
 	if len(rs) == 0 {
@@ -40,7 +41,7 @@ func Merge(rs []*Report) (*Report, error) {
 		if rank(r.Verdict) > rank(m.Verdict) {
 			m.Verdict, m.Message = r.Verdict, r.Message
 		}
-		if m.Failure == nil && r.Failure != nil && (r.Verdict == Violation || r.Verdict == Panic) {
+		if m.Failure == nil && r.Failure != nil && (r.Verdict == Violation || r.Verdict == Panic || r.Verdict == SubjectError) {
 			m.Failure = r.Failure // its fail file is relative to that shard's directory
 		}
 		for k, c := range r.Coverage.Network {
@@ -69,14 +70,14 @@ func Merge(rs []*Report) (*Report, error) {
 		}
 	}
 	if m.Failure != nil {
-		m.Failure = &Counterexample{Property: m.Failure.Property, Message: m.Failure.Message,
+		m.Failure = &Counterexample{Property: m.Failure.Property, Operation: m.Failure.Operation, Message: m.Failure.Message,
 			FirstCheck: m.Failure.FirstCheck, Steps: m.Failure.Steps} // replay it from its shard's report
 	}
 	return m, nil
 }
 
 func rank(v string) int {
-	return map[string]int{Pass: 0, Interrupted: 1, Infrastructure: 2, Panic: 3, Violation: 4}[v]
+	return map[string]int{Pass: 0, Interrupted: 1, Infrastructure: 2, SubjectError: 3, Panic: 4, Violation: 5}[v]
 }
 
 func propRank(v string) int {

@@ -157,3 +157,22 @@ func TestShortIDs(t *testing.T) {
 		t.Fatalf("two ids: %q", got)
 	}
 }
+
+// A short story whose clock moves (a subject error's, cut at its first
+// failure) fills the width: its time labels do not run into each other.
+func TestShortStoryOnATimeAxisFillsTheWidth(t *testing.T) {
+	steps := []Step{
+		{N: 1, Clock: "00:00:00.000000", Action: "AdvanceClock", Actor: "operator", Input: "+1m0s"},
+		{N: 2, Clock: "00:01:00.000000", Action: "AdvanceClock", Actor: "operator", Input: "+46.199s"},
+		{N: 3, Clock: "00:01:46.199000", Action: "Commit", Actor: "producer", Input: "pay-1", Result: "error: boom", Outcome: "failed"},
+	}
+	a := newAxis(steps)
+	if a.Kind != "time" || a.Width < minPlotW-colW {
+		t.Fatalf("axis %q, %d wide", a.Kind, a.Width)
+	}
+	for i := 1; i < len(a.Ticks); i++ {
+		if gap := a.Ticks[i].X - a.Ticks[i-1].X; gap < 50 {
+			t.Fatalf("ticks %q and %q are %d px apart", a.Ticks[i-1].Label, a.Ticks[i].Label, gap)
+		}
+	}
+}

@@ -25,6 +25,9 @@ const (
 	Panic          = "panic"          // the subject panicked
 	Infrastructure = "infrastructure" // the harness's plumbing failed; no verdict on the subject
 	Interrupted    = "interrupted"    // SIGINT or SIGTERM stopped the run before it found anything
+	// SubjectError: an operation of the subject never succeeded, failing
+	// with errors of its own: the subject could not be checked.
+	SubjectError = "subject-error"
 
 	Held          = "held"
 	Violated      = "violated"
@@ -66,6 +69,33 @@ type Report struct {
 	// Interrupted says a signal stopped the run. With a violation, the
 	// counterexample is shrunk as far as it got before the signal.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Progress is the run over time, one checkpoint per generated check
+	// (per schedule of a loop run) as it ended: report.html plots it.
+	// Absent from older reports and from merges (each shard keeps its
+	// own clock).
+	Progress []Checkpoint `json:"progress,omitempty"`
+	// Shrinking is when rapid shrank the failure; absent when it did not.
+	Shrinking *Span `json:"shrinking,omitempty"`
+}
+
+// Checkpoint is where the run stood when one generated check ended.
+type Checkpoint struct {
+	Check int `json:"check"`
+	// At is when the check ended, in seconds from the run's start.
+	At    float64 `json:"at"`
+	Steps int     `json:"steps"` // the check's own steps
+	// Faults are the faults injected so far, of every kind the coverage
+	// counts; Struck, of them, those that took effect so far (network
+	// faults a request reached, consumer crashes that reached their
+	// failpoint, and broker faults and other crashes, which act at once).
+	Faults int `json:"faults"`
+	Struck int `json:"struck"`
+}
+
+// Span is a stretch of the run, in seconds from its start.
+type Span struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
 }
 
 // Environment is where the run happened.
@@ -113,7 +143,10 @@ type KindCoverage struct {
 
 // Counterexample is the shrunk failing check.
 type Counterexample struct {
-	Property   string `json:"property,omitempty"`
+	Property string `json:"property,omitempty"`
+	// Operation is, for a subject error, the subject's operation that
+	// never succeeded; the steps are its first failure's check, up to it.
+	Operation  string `json:"operation,omitempty"`
 	Message    string `json:"message"`
 	FirstCheck int    `json:"first_failed_at_check"`
 	Steps      []Step `json:"steps"`
@@ -168,6 +201,8 @@ func (r *Report) ExitCode() int {
 		return 1
 	case Interrupted:
 		return 130 // as a shell reports SIGINT
+	case SubjectError:
+		return 4
 	}
 	return 3
 }

@@ -91,3 +91,20 @@ func longSample() *Report {
 	r.Failure = &Counterexample{Property: "fencing", Message: "mark with stale claim_id changed the row", FirstCheck: 7, Steps: steps}
 	return r
 }
+
+// progressSample is sample's failure after a long run: 40 checks of
+// varying length and faults, then shrinking.
+func progressSample() *Report {
+	r := sample()
+	at, faults, struck := 0.0, 0, 0
+	for i := range 40 {
+		at += 0.2 + float64(i%7)*0.15
+		faults += i % 4
+		struck += (i % 4) / 2
+		r.Progress = append(r.Progress, Checkpoint{Check: i + 1, At: at, Steps: 20 + i%9*5, Faults: faults, Struck: struck})
+	}
+	r.Failure.FirstCheck = 40
+	r.ShrinkRuns = 120
+	r.Shrinking = &Span{From: at, To: at + 6}
+	return r
+}

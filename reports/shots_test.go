@@ -23,7 +23,7 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pages := map[string]*Report{"sample-pass": passSample(), "sample-fault-free": stillSample(), "sample-faulted": sample(), "sample-faulted-long": longSample()}
+	pages := map[string]*Report{"sample-pass": passSample(), "sample-fault-free": stillSample(), "sample-faulted": sample(), "sample-faulted-long": longSample(), "sample-progress": progressSample()}
 	for _, nd := range strings.Split(os.Getenv("REPORT_SAMPLES"), ",") {
 		if name, dir, ok := strings.Cut(nd, "="); ok {
 			r, err := Read(dir)

@@ -20,13 +20,14 @@ type timeline struct {
 
 // shape is one SVG element of the timeline.
 type shape struct {
-	Kind          string // rect, circle, text, line
+	Kind          string // rect, circle, text, line, path
 	X, Y, W, H, R int
 	X2, Y2        int
 	Class, Text   string
 	Title, ID     string
 	Step          int // data-step of a step's mark
 	Anchor        string
+	D             string // a path's outline
 }
 
 const (

@@ -72,20 +72,23 @@ func Preflight(ctx context.Context, url, queriesFile, schemaFile string) error {
 		}
 		return fmt.Errorf("preflight: %w", err)
 	}
-	sqlOf := map[string]string{ // as the store runs them, parameters rewritten
-		"ClaimOutboxEvents": queries.Claim, "GetNextOutboxAttemptAt": queries.NextAttemptAt,
-		"MarkOutboxEventPublished": queries.MarkPublished, "MarkOutboxEventFailed": queries.MarkFailed,
-	}
+	sqlOf := storeSQL(queries)
 	for _, r := range required {
 		sql, q := sqlOf[r.name], qs[r.name]
 		if _, err := conn.Prepare(ctx, "", sql); err != nil {
-			// The query's SQL starts the line after its header; the
-			// rewrite may have put lines of its own in front.
-			shift := strings.Count(sql, "\n") - strings.Count(q.SQL, "\n")
-			return &ConfigError{File: queriesFile, Line: q.Line + max(lineOf(sql, 0, err)-shift, 1), Query: r.name, Err: pgMessage(err)}
+			return &ConfigError{File: queriesFile, Line: queryLine(q, sql, err), Query: r.name, Err: pgMessage(err)}
 		}
 	}
 	return nil
+}
+
+// queryLine is the line of the queries file where q's error is: at the
+// error's position in sql (q as the store runs it), else q's first line.
+func queryLine(q Query, sql string, err error) int {
+	// The query's SQL starts the line after its header; the rewrite may
+	// have put lines of its own in front.
+	shift := strings.Count(sql, "\n") - strings.Count(q.SQL, "\n")
+	return q.Line + max(lineOf(sql, 0, err)-shift, 1)
 }
 
 // pgMessage is a server error as a person reads it: the message, and

@@ -150,12 +150,18 @@ func Queries(file string, src []byte) (impl.Queries, error) {
 }
 
 // New builds the subject from a queries file and an optional schema file.
+// A server error of one of the team's queries at run time is a
+// *QueryError, which names the file, the line and the query.
 func New(queriesFile, schemaFile string) (properties.NewSubject, error) {
 	src, err := os.ReadFile(queriesFile)
 	if err != nil {
 		return nil, err
 	}
 	queries, err := Queries(queriesFile, src)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := Parse(queriesFile, src)
 	if err != nil {
 		return nil, err
 	}
@@ -169,8 +175,19 @@ func New(queriesFile, schemaFile string) (properties.NewSubject, error) {
 	}
 	m := mutants.Mutant{Name: "sql:" + queriesFile, Queries: func(q *impl.Queries) { *q = queries }, Schema: schema}
 	return func(ctx context.Context, env properties.Env) (properties.Subject, error) {
-		return reference.Build(ctx, env, m)
+		s, err := reference.Build(ctx, env, m)
+		if s == nil {
+			return nil, err
+		}
+		return &named{Subject: s, file: queriesFile, queries: parsed, sql: storeSQL(queries)}, err
 	}, nil
+}
+
+// storeSQL is the team's required queries by name, as the store runs
+// them (parameters rewritten).
+func storeSQL(q impl.Queries) map[string]string {
+	return map[string]string{"ClaimOutboxEvents": q.Claim, "GetNextOutboxAttemptAt": q.NextAttemptAt,
+		"MarkOutboxEventPublished": q.MarkPublished, "MarkOutboxEventFailed": q.MarkFailed}
 }
 
 // paramTypes are the SQL types of the parameters the store passes.

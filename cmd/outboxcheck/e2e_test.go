@@ -84,6 +84,49 @@ func TestShardsMerge(t *testing.T) {
 	if err != nil || merged.Checks != 10 || len(merged.Merged) != 2 {
 		t.Fatalf("merged %+v, %v", merged, err)
 	}
+	// Each shard's report plots its checks over time; the merge, whose
+	// shards each had their own clock, does not.
+	for _, r := range []*reports.Report{ra, rb} {
+		checkProgress(t, r)
+	}
+	if merged.Progress != nil {
+		t.Errorf("the merge has progress: %+v", merged.Progress)
+	}
+	for dir, want := range map[string]bool{a: true, b: true, m: false} {
+		dom, console := chromium.Render(t, filepath.Join(dir, "report.html"))
+		if plot := strings.Contains(dom, `<svg id="rate"`); plot != want || len(console) > 0 {
+			t.Errorf("%s: rate plot %v, want %v; console %v", dir, plot, want, console)
+		}
+	}
+}
+
+// checkProgress checks r's progress against its totals: a checkpoint per
+// check, in order, whose steps add up to the run's, with fault counts
+// that only grow, up to what the coverage counts.
+func checkProgress(t *testing.T, r *reports.Report) {
+	t.Helper()
+	if len(r.Progress) != r.Checks {
+		t.Fatalf("%d checkpoints for %d checks", len(r.Progress), r.Checks)
+	}
+	steps, prev := 0, reports.Checkpoint{}
+	for i, c := range r.Progress {
+		if c.Check != i+1 || c.At < prev.At || c.Faults < prev.Faults || c.Struck < prev.Struck || c.Struck > c.Faults {
+			t.Fatalf("checkpoint %d after %d: %+v, %+v", i+1, i, c, prev)
+		}
+		steps, prev = steps+c.Steps, c
+	}
+	injected := r.Coverage.BrokerRefused + r.Coverage.BrokerAckLost
+	for k, n := range r.Coverage.Crashes {
+		if k != "consumer_reached" {
+			injected += n
+		}
+	}
+	for _, c := range r.Coverage.Network {
+		injected += c.Injected
+	}
+	if steps != r.Steps || prev.At <= 0 || prev.At > r.Seconds || prev.Faults != injected {
+		t.Fatalf("checkpoints: %d steps, %d faults, last at %vs; the run: %d steps, %d faults, %.1fs", steps, prev.Faults, prev.At, r.Steps, injected, r.Seconds)
+	}
 }
 
 // The loop contract runs from the CLI and writes the same reports.
@@ -100,6 +143,11 @@ func TestRunLoop(t *testing.T) {
 		if p.Name == "fencing" && p.Verdict != reports.NotApplicable {
 			t.Errorf("fencing is %s under the loop contract, want not-applicable", p.Verdict)
 		}
+	}
+	// A checkpoint per schedule, but three make no plot.
+	checkProgress(t, rep)
+	if page, _ := os.ReadFile(filepath.Join(dir, "report.html")); strings.Contains(string(page), `<svg id="rate"`) {
+		t.Error("a run of 3 schedules has a rate plot")
 	}
 	if code, _ := cli(t, "run", "--loop", "--subject", "claim-no-reclaim"); code != exitUsage {
 		t.Fatalf("a step-contract mutant through --loop: exit %d, want %d", code, exitUsage)

@@ -19,6 +19,7 @@ const (
 	exitViolation = 1 // a property was violated (run); the kill matrix has a survivor (mutants)
 	exitUsage     = 2 // bad flags, arguments or configuration
 	exitInfra     = 3 // infrastructure: PostgreSQL could not start, the cluster was lost, a harness deadline
+	exitSubject   = 4 // the subject could not be checked: one of its operations never succeeded
 )
 
 const usage = `usage: outboxcheck <command> [flags]
@@ -43,6 +44,8 @@ exit codes:
   2  usage or configuration error (bad flags; the team's queries or schema)
   3  infrastructure error (PostgreSQL could not start, the cluster was lost,
      a deadline on the harness's own plumbing)
+  4  subject error: one of the subject's operations failed on every call,
+     with errors of its own (the first is printed); nothing could be checked
   130, 143  interrupted by SIGINT or SIGTERM, nothing found (run: a violation
      found before the signal is kept and exits 1)
 `

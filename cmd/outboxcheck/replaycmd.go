@@ -134,7 +134,10 @@ func unusableFailFile(out string) string {
 	return ""
 }
 
-// sameFailure: the same property, violated the same way.
+// sameFailure: the same property, violated the same way, or the same
+// operation of the subject's failing (where it first failed may differ:
+// a replay runs one check).
 func sameFailure(a, b *reports.Counterexample) bool {
-	return a != nil && b != nil && a.Property == b.Property && a.Message == b.Message
+	return a != nil && b != nil && a.Property == b.Property && a.Operation == b.Operation &&
+		(a.Operation != "" || a.Message == b.Message)
 }

@@ -190,12 +190,22 @@ func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
 		return infraError(fmt.Errorf("%s", rep.Message))
 	}
 	ce := rep.Failure
-	fmt.Fprintln(stdout, rep.Message)
-	if ce != nil {
+	if rep.Verdict != reports.SubjectError { // its message is the last line's
+		fmt.Fprintln(stdout, rep.Message)
+	}
+	switch {
+	case ce != nil && ce.Operation != "":
+		fmt.Fprintf(stdout, "where %s first failed (%d steps):\n", ce.Operation, len(ce.Steps))
+	case ce != nil:
 		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", len(ce.Steps), ce.FirstCheck)
+	}
+	if ce != nil {
 		for _, s := range ce.Steps {
 			fmt.Fprintln(stdout, s.String())
 		}
+	}
+	if rep.Verdict == reports.SubjectError {
+		return &codedError{code: exitSubject, err: fmt.Errorf("%s", rep.Message)}
 	}
 	if rep.Verdict == reports.Panic {
 		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}

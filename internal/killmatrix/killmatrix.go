@@ -69,13 +69,16 @@ func (r Row) Steps() int {
 }
 
 // Verdict says what the row means: "killed", "survived", "passed",
-// "WRONG PROPERTY", "FALSE POSITIVE" or "INFRASTRUCTURE".
+// "WRONG PROPERTY", "FALSE POSITIVE", "INFRASTRUCTURE", "PANICKED" or
+// "SUBJECT ERROR".
 func (r Row) Verdict() string {
 	switch {
 	case r.Failure != nil && r.Failure.Infrastructure:
 		return "INFRASTRUCTURE"
 	case r.Failure != nil && r.Failure.Panic:
 		return "PANICKED"
+	case r.Failure != nil && r.Failure.SubjectError:
+		return "SUBJECT ERROR"
 	case r.Want == "" && r.Failure == nil:
 		return "passed"
 	case r.Want == "":
