@@ -42,6 +42,11 @@ type check struct {
 	holdWG sync.WaitGroup
 	// failed is a failure a step itself found (relay-isolation's probe).
 	failed *properties.Failure
+	// quitter is the first relay incarnation whose Dispatch returned
+	// unasked, and quitErr what it returned (relayLiveness).
+	quitMu  sync.Mutex
+	quitter string
+	quitErr error
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
 	hist   properties.History
@@ -90,6 +95,9 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		c.step(st)
 		if c.failed != nil {
 			return c.failed, nil
+		}
+		if f := c.relayLiveness(); f != nil {
+			return f, nil
 		}
 		if f := c.atMostOnce(); f != nil {
 			return f, nil

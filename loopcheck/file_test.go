@@ -14,7 +14,7 @@ func TestEveryDrawnStepKindReadsBack(t *testing.T) {
 	seen := map[string]bool{}
 	rapid.Check(t, func(t *rapid.T) {
 		for range 100 {
-			st := drawStep(t, []string{"producer", "dispatcher-0"}, 2)
+			st := drawStep(t, swarm(t), []string{"producer", "dispatcher-0"}, 2)
 			seen[st.Kind] = true
 			if err := st.valid(2); err != nil {
 				t.Fatalf("%s: %v", st, err)

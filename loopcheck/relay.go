@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/internal/pgprov"
@@ -17,6 +18,9 @@ const returnTimeout = 5 * time.Second
 
 // relay is one incarnation of a dispatcher's loop.
 type relay struct {
+	// asked: the harness has begun to kill or stop it, so a return from
+	// here on is no relay quitting on its own.
+	asked  atomic.Bool
 	cancel context.CancelFunc
 	pub    *publisher
 	done   chan struct{} // closed when Dispatch returned
@@ -46,8 +50,9 @@ func (c *check) startRelay(i int) {
 	go func() {
 		defer close(rl.done)
 		err := c.subj.Dispatch(ctx, i, pub)
-		if ctx.Err() == nil { // nobody stopped it: the relay ended on its own
+		if ctx.Err() == nil && !rl.asked.Load() { // nobody stopped it: the relay ended on its own
 			c.tally.quit()
+			c.relayQuit(name, err)
 			c.record("DispatchReturned", dispatcher(i).String(), name, result(err, "returned nil")+"; not killed: this relay no longer runs")
 		}
 	}()
@@ -63,6 +68,7 @@ func (c *check) kill(i int, inStory bool) {
 	if rl == nil {
 		return
 	}
+	rl.asked.Store(true)
 	c.relays[i] = nil
 	c.disturb("", true)
 	at := -1
@@ -132,6 +138,7 @@ func (c *check) stop(i int) {
 	if rl == nil {
 		return
 	}
+	rl.asked.Store(true)
 	c.disturb("", true)
 	at := c.record("StopDispatcher", dispatcher(i).String(), rl.pub.relay, "")
 	rl.cancel()

@@ -34,6 +34,9 @@ func (c *check) safety(e endState) *properties.Failure {
 	if f := c.twice(e.fx); f != nil {
 		return f
 	}
+	if f := c.relayLiveness(); f != nil {
+		return f
+	}
 	msgs := c.bro.messages()
 	carried := map[string]bool{}
 	for _, m := range msgs {

@@ -35,6 +35,6 @@ var Mutants = []Mutant{
 	{Name: "never-dead", Bug: "the failure update never writes DEAD: a poison event is retried, with its backoff, for ever", Kills: "dead-letter", New: NeverDead, MaxAttempts: 3},
 	{Name: "batch-ack", Bug: "(b) stops a batch at a message whose ack timed out, then marks the whole batch published, unsent rows too", Kills: "no-loss", New: BatchAck},
 	{Name: "lock-wait", Bug: "(d) locks its batch FOR UPDATE without SKIP LOCKED and publishes inside the lock, no deadlines: one relay cut off blocks all", Kills: "relay-isolation", New: LockWait},
-	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "timely-delivery", New: TimeoutIsShutdown},
+	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},
 }

@@ -77,7 +77,8 @@ func (d deleteDead) Dispatch(ctx context.Context, i int, pub properties.Publishe
 // TimeoutIsShutdown is a loop mutant of bug class (f): the relay takes any
 // context.DeadlineExceeded for its shutdown, here a publish that outlived
 // its call's deadline on a slow broker, and stops for good while nothing
-// says it died. timely-delivery kills it.
+// says it died. relay-liveness kills it (and timely-delivery, once
+// every relay has stopped so).
 func TimeoutIsShutdown(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
 	s, err := Build(ctx, env, Options{Notify: true})
 	if err != nil {

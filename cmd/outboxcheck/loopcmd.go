@@ -45,6 +45,7 @@ var loopOwn = []struct{ name, kind, naKey string }{
 	{"dead-letter", "liveness", "dead letters"},
 	{"dead-exclusive", "safety", "dead letters"},
 	{"relay-isolation", "liveness", "relay-isolation"},
+	{"relay-liveness", "liveness", "relay-liveness"},
 }
 
 // scheduleFile is the failing schedule's file in a loop run's report
