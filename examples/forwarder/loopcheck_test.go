@@ -3,6 +3,8 @@ package forwarder_test
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -153,7 +155,10 @@ func (a *adapter) Close() error {
 func TestForwarderThroughTheLoopContract(t *testing.T) {
 	restore := properties.Budget{Checks: 10}.Apply()
 	defer restore()
-	loopcheck.Exercise(t, newAdapter, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL})
+	res := loopcheck.Exercise(t, newAdapter, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL})
+	for _, what := range slices.Sorted(maps.Keys(res.NotApplicable)) {
+		t.Logf("not applicable: %s: %s", what, res.NotApplicable[what])
+	}
 }
 
 // ackBeforeBroker is the broken variant: the forwarder hands each
