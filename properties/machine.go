@@ -356,10 +356,25 @@ func (m *machine) drop(d, i int) {
 }
 
 // AdvanceClock moves the harness's time, around the edges or freely.
+//
+// For a subject with a rescuer, the rescuer may run as the clock moves,
+// in the same step: a rescuer runs on a cadence, when time has passed,
+// and a lease that ends, is rescued and is claimed again is then three
+// steps, not four (a stale claimant's mark after them is the bug that
+// fencing exists for, and each step between is a chance that it marks
+// first).
 func (m *machine) AdvanceClock(t *rapid.T) {
 	dt := drawAdvance(t, m.m)
-	m.record("AdvanceClock", Actor{Role: Operator}, "+"+dt.String())
+	rescue := m.opts.Semantics.Rescue != nil && rapid.Bool().Draw(t, "then the rescuer runs")
+	input := "+" + dt.String()
+	if rescue {
+		input += ", then the rescuer runs"
+	}
+	e := m.record("AdvanceClock", Actor{Role: Operator}, input)
 	m.advance(t, dt)
+	if rescue {
+		m.rescueIn(t, e)
+	}
 }
 
 // CrashDispatcher kills a dispatcher: its session is cut and its memory of

@@ -13,7 +13,11 @@ import (
 // every lease that is over is re-queued, its claim revoked (only for a
 // subject whose Semantics.Rescue says expired leases go back this way).
 func (m *machine) Rescue(t *rapid.T) {
-	e := m.record("Rescue", Actor{Role: Operator}, "re-queue every lease that is over")
+	m.rescueIn(t, m.record("Rescue", Actor{Role: Operator}, "re-queue every lease that is over"))
+}
+
+// rescueIn runs the rescuer's pass as (part of) the step e records.
+func (m *machine) rescueIn(t *rapid.T, e *Entry) {
 	n, err := m.rescue()
 	m.finish(e, err, fmt.Sprintf("re-queued %d", n))
 	var ps []model.Problem
