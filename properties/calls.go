@@ -20,17 +20,17 @@ type calls struct {
 // opCalls is one operation's count.
 type opCalls struct {
 	ok    int
-	own   int      // failures with errors of its own
-	other int      // failures a fault or the run explains
+	own   int // failures with errors of its own
+	other int // failures a fault or the run explains
 	// failed counts the failures the harness did not cause on purpose
 	// (a refused publish, a consumer crashed at its failpoint), and
 	// firstFailed is the first of them, own or not.
 	failed      int
 	firstFailed error
-	first error    // its first own failure; nil if none
-	where string   // where that happened, in words
-	hist  *History // the check it happened in, up to its step upto
-	upto  int
+	first       error    // its first own failure; nil if none
+	where       string   // where that happened, in words
+	hist        *History // the check it happened in, up to its step upto
+	upto        int
 }
 
 // add counts a call of op that returned err; own says err is the
