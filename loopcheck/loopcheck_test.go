@@ -215,17 +215,17 @@ func TestNaiveUTCDueIsLateEastOfUTC(t *testing.T) {
 }
 
 // A relay that takes a publish's deadline for its shutdown stops for good
-// on a slow broker; its events wait: timely-delivery. The reference, on
-// the same slow broker, delivers.
-func TestTimeoutIsShutdownIsLate(t *testing.T) {
+// on a slow broker: relay-liveness names it as it happens. The reference,
+// on the same slow broker, delivers.
+func TestTimeoutIsShutdownStopsTheRelay(t *testing.T) {
 	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Dispatchers: 1, Recovery: refloop.Recovery}
 	// The first payment's ack comes after the relay's 2 s call deadline
 	// (the message is in all the same); the second finds the relay gone.
 	s := loopcheck.Schedule{{Kind: "broker-slow", For: 300 * time.Millisecond, Delay: 2500 * time.Millisecond},
 		{Kind: "commit", N: 1}, {Kind: "pause", For: 2300 * time.Millisecond}, {Kind: "commit", N: 1}, {Kind: "pause", For: 100 * time.Millisecond}}
-	n, f, err := loopcheck.Replay(refloop.TimeoutIsShutdown, opts, s, "timely-delivery", 1)
+	n, f, err := loopcheck.Replay(refloop.TimeoutIsShutdown, opts, s, "relay-liveness", 1)
 	if err != nil || n != 1 {
-		t.Fatalf("killed by timely-delivery %d of 1 (%v): %+v", n, err, f)
+		t.Fatalf("killed by relay-liveness %d of 1 (%v): %+v", n, err, f)
 	}
 	if !strings.Contains(f.History.Story(), "DispatchReturned") {
 		t.Errorf("the story does not show the relay ending on its own:\n%s", f.History.Story())
