@@ -34,6 +34,20 @@ func (s State) Expired(r Row) bool {
 // NextAttemptAt is the earliest next due available_at or lease expiry
 // (where a rescuer takes leases back: when it may).
 func (s State) NextAttemptAt() (time.Time, bool) {
+	return s.deadline(false)
+}
+
+// LastDeadline is the latest instant at which a waiting row comes due
+// (the late end of a jittered backoff) or a lease ends: once the clock is
+// past it, nothing waits on time.
+func (s State) LastDeadline() (time.Time, bool) {
+	return s.deadline(true)
+}
+
+// deadline is the earliest (last: the latest) instant a row waits for:
+// when it comes due (the late end of a jittered backoff, for the latest)
+// or when its lease ends.
+func (s State) deadline(last bool) (time.Time, bool) {
 	var best time.Time
 	found := false
 	for _, r := range s.Rows {
@@ -41,30 +55,7 @@ func (s State) NextAttemptAt() (time.Time, bool) {
 		switch r.Status {
 		case Pending, Failed:
 			at = r.AvailableAt
-		case Publishing:
-			at = r.ClaimExpiresAt
-		default:
-			continue
-		}
-		if !found || at.Before(best) {
-			best, found = at, true
-		}
-	}
-	return best, found
-}
-
-// LastDeadline is the latest instant at which a waiting row comes due
-// (the late end of a jittered backoff) or a lease ends: once the clock is
-// past it, nothing waits on time.
-func (s State) LastDeadline() (time.Time, bool) {
-	var last time.Time
-	found := false
-	for _, r := range s.Rows {
-		var at time.Time
-		switch r.Status {
-		case Pending, Failed:
-			at = r.AvailableAt
-			if !r.AvailableLatest.IsZero() {
+			if last && !r.AvailableLatest.IsZero() {
 				at = r.AvailableLatest
 			}
 		case Publishing:
@@ -72,11 +63,11 @@ func (s State) LastDeadline() (time.Time, bool) {
 		default:
 			continue
 		}
-		if !found || at.After(last) {
-			last, found = at, true
+		if !found || (last && at.After(best)) || (!last && at.Before(best)) {
+			best, found = at, true
 		}
 	}
-	return last, found
+	return best, found
 }
 
 // Stats is what an operator sees.
