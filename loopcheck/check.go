@@ -250,6 +250,9 @@ func (c *check) step(st Step) {
 		c.bro.slowFor(st.For, st.Delay)
 		c.disturbFor(st.For + st.Delay + c.opts.Lease)
 		c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %v late", st.For, st.Delay), "")
+		for range st.N { // payments committed into the window, so that it is met
+			c.produce(true)
+		}
 	case "ack-lost":
 		c.bro.loseAck()
 		c.record("AckLost", "broker", "the next accepted publish loses its acknowledgement", "")

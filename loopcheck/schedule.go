@@ -17,7 +17,7 @@ type Step struct {
 	// crash-consumer, timezone, pause, stop (a graceful one), hold-tx or
 	// wedge.
 	Kind string `json:"kind"`
-	N    int    `json:"n,omitempty"` // commit: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
+	N    int    `json:"n,omitempty"` // commit, broker-slow: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
 	// After is a partition's requests before it strikes, or a poison's
 	// refusals (0: every publish, for ever).
 	Link  string      `json:"link,omitempty"`  // partition, heal: the actor's link
@@ -55,7 +55,7 @@ func (s Step) String() string {
 	case "timezone":
 		return "timezone " + s.Zone
 	case "broker-slow":
-		return fmt.Sprintf("broker-slow %v, acks %v late", s.For, s.Delay)
+		return fmt.Sprintf("broker-slow %v, acks %v late, %d payments into it", s.For, s.Delay, s.N)
 	case "crash-consumer":
 		return fmt.Sprintf("crash-consumer at %s on message #%d", s.At, s.N+1)
 	case "poison":
@@ -184,8 +184,11 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int) Step {
 		return st
 	case "broker-slow":
 		// Delays around the relays' own deadlines: from well within to
-		// past a typical 2 s call timeout.
-		return Step{Kind: k, For: ms(50, 1000, "slow-ms"), Delay: rapid.SampledFrom(slowDelays).Draw(t, "delay")}
+		// past a typical 2 s call timeout; and up to three payments
+		// committed at once into the window, so that relays meet it, in
+		// a batch (a window no publish meets tests nothing).
+		return Step{Kind: k, For: ms(50, 1000, "slow-ms"), Delay: rapid.SampledFrom(slowDelays).Draw(t, "delay"),
+			N: rapid.IntRange(0, 3).Draw(t, "payments into it")}
 	default:
 		return Step{Kind: k}
 	}
