@@ -62,9 +62,14 @@ func neverSucceededText(never map[string]string) string {
 // outbox's state machine, and the message says where to look.
 func (m *machine) definiteHint() string {
 	e := m.last()
-	if e == nil || e.Outcome != OutcomeFailed {
+	if e == nil || e.Outcome != OutcomeFailed || harnessFailed[e.Action] {
 		return ""
 	}
 	return fmt.Sprintf(" (hint: the %s just before failed with an error your Indeterminate called definite, meaning it took no effect: %s; if such an error can follow an effect (a lost reply), Indeterminate must say true)",
 		e.Action, e.Result)
 }
+
+// harnessFailed are the steps whose definite failure is the harness's own
+// doing (its broker refused the publish; it crashed the actor), not a
+// classification of the subject's to question.
+var harnessFailed = map[string]bool{"Publish": true, "CrashConsumer": true, "CrashMidMark": true}

@@ -42,18 +42,28 @@ func parse(fs *flag.FlagSet, args []string) (help bool, err error) {
 }
 
 // parseFlags parses args: -h prints the usage and is not an error; a bad
-// flag is a usage error of one line.
+// flag is a usage error of one line. Flags may come after positional
+// arguments too (`replay DIR --times 2`), up to a "--".
 func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			if u, ok := usages.Load(fs); ok {
-				u.(func())()
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				if u, ok := usages.Load(fs); ok {
+					u.(func())()
+				}
+				return true, nil
 			}
-			return true, nil
+			return false, usageErrorf("%v (see '%s -h')", err, fs.Name())
 		}
-		return false, usageErrorf("%v (see '%s -h')", err, fs.Name())
+		rest := fs.Args()
+		if len(rest) == 0 || len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
 	}
-	return false, nil
+	return false, fs.Parse(append([]string{"--"}, positional...))
 }
 
 // budgetFlags are the rapid budget flags every command shares.

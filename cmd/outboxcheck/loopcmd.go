@@ -98,6 +98,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	if err := c.write(rep); err != nil {
 		return err
 	}
+	c.saidWhere(stdout)
 	return verdict(rep, ses, stdout)
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +137,30 @@ func TestReportDirKeepsUsersFiles(t *testing.T) {
 	for name, body := range files {
 		if b, err := os.ReadFile(filepath.Join(repo, name)); err != nil || string(b) != body {
 			t.Errorf("%s: %q, %v; want it kept as %q", name, b, err, body)
+		}
+	}
+}
+
+// Flags may follow the positional arguments (`replay DIR --times 2`, as
+// the README writes it), up to a "--".
+func TestFlagsAfterArguments(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		times int
+		rest  []string
+	}{
+		{[]string{"dir", "--times", "2"}, 2, []string{"dir"}},
+		{[]string{"--times", "3", "dir"}, 3, []string{"dir"}},
+		{[]string{"a", "--times=4", "b"}, 4, []string{"a", "b"}},
+		{[]string{"a", "--", "--times", "5"}, 1, []string{"a", "--times", "5"}},
+	} {
+		fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+		times := fs.Int("times", 1, "")
+		if _, err := parseFlags(fs, c.args); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if *times != c.times || !slices.Equal(fs.Args(), c.rest) {
+			t.Errorf("%v: times %d, args %q; want %d, %q", c.args, *times, fs.Args(), c.times, c.rest)
 		}
 	}
 }

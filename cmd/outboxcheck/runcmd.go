@@ -122,9 +122,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := c.write(rep); err != nil {
 		return err
 	}
-	if c.reportDir != "" {
-		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
-	}
+	c.saidWhere(stdout)
 	return verdict(rep, ses, stdout)
 }
 
@@ -351,7 +349,7 @@ func subjectByName(name string) (properties.NewSubject, bool, error) {
 	if m, ok := mutants.ByName(name); ok {
 		return reference.Mutated(m), m.NeedsConcurrency, nil
 	}
-	return nil, false, usageErrorf("unknown subject %q: want reference or one of %s", name, strings.Join(mutantNames(), ", "))
+	return nil, false, usageErrorf("unknown subject %q: want reference or one of %s (loop subjects run with --loop)", name, strings.Join(mutantNames(), ", "))
 }
 
 func mutantNames() []string {
@@ -361,6 +359,13 @@ func mutantNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// saidWhere says where the report went, if it was written.
+func (c *runConfig) saidWhere(stdout io.Writer) {
+	if c.reportDir != "" {
+		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
+	}
 }
 
 // rate is "N steps, R steps/s" (Report.SetRate).
