@@ -11,7 +11,7 @@ import (
 // loopProperties are the properties a loop mutant may be killed by.
 var loopProperties = map[string]bool{"no-loss": true, "timely-delivery": true, "no-phantom": true,
 	"effect-at-most-once": true, "effect-exactly-once": true, "dead-letter": true, "dead-exclusive": true,
-	"backoff": true, "relay-isolation": true}
+	"backoff": true, "relay-isolation": true, "relay-liveness": true}
 
 // Every loop mutant has a unique name, a bug, a constructor and a
 // property of the loop contract, and is in the README's table with it.
@@ -29,7 +29,12 @@ func TestCatalog(t *testing.T) {
 		if !loopProperties[m.Kills] || m.Bug == "" || m.New == nil {
 			t.Errorf("%s: kills %q, bug %q, constructor %v", m.Name, m.Kills, m.Bug, m.New != nil)
 		}
-		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.Name) + "` \\| `" + regexp.QuoteMeta(m.Kills) + "` \\|$")
+		for _, p := range m.Also {
+			if !loopProperties[p] || p == m.Kills || !m.KilledBy(p) {
+				t.Errorf("%s: also killed by %q", m.Name, p)
+			}
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.Name) + "` \\| `" + regexp.QuoteMeta(m.Kills) + "`[^|\n]* \\|$")
 		if !row.Match(readme) {
 			t.Errorf("%s: no README row saying it is killed by %s", m.Name, m.Kills)
 		}
