@@ -25,7 +25,7 @@ func (m *machine) Check(t *rapid.T) {
 func (m *machine) observe() ([]model.Problem, error) {
 	var rows []Row
 	var effects map[string]int
-	err := m.do(func(ctx context.Context) (err error) {
+	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
 		if rows, err = m.subj.Rows(ctx); err != nil {
 			return fmt.Errorf("rows: %w", err)
 		}
@@ -57,7 +57,7 @@ func (m *machine) checkOps() ([]model.Problem, error) {
 	var next, ok = m.m.NextAttemptAt()
 	var gotNext bool
 	var gotAt = next
-	err := m.do(func(ctx context.Context) (err error) {
+	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
 		if st, err = m.subj.Stats(ctx, m.m.Now); err != nil {
 			return fmt.Errorf("stats: %w", err)
 		}

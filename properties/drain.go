@@ -75,7 +75,7 @@ func (m *machine) Publish0(t *rapid.T) {
 	h := m.held[0][0]
 	e := m.record("Publish", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	before := len(m.broker.Log)
-	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
+	err := m.do(Actor{Role: Dispatcher}, func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
 	m.finish(e, err, "acknowledged")
 	m.applyPublishes(t, before)
 	m.published = h.c.ClaimID

@@ -130,7 +130,8 @@ type runner struct {
 func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 	tb.Helper()
 	opts = opts.withDefaults()
-	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}}, started: time.Now()}
+	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}, Time: &Timing{}}, started: time.Now()}
+	defer func() { r.sum.Time.Total = time.Since(r.started) }()
 	if opts.DatabaseURL == "" {
 		cleanup, err := r.provision()
 		if err != nil {
@@ -171,7 +172,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
 		r.broker.b = m.broker
 		ids.Store(0)
-		if err := m.do(r.subj.Reset); err != nil {
+		if err := m.doAs(Actor{Role: Operator}, SpentReset, r.subj.Reset); err != nil {
 			m.infra(t, "reset", err)
 		}
 		m.freshStart(t)

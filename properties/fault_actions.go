@@ -106,7 +106,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		m.infra(t, "crash mid-mark", err)
 	}
 	var changed bool
-	err := m.do(func(ctx context.Context) (err error) {
+	err := m.do(a, func(ctx context.Context) (err error) {
 		if h.state == acked {
 			changed, err = m.subj.MarkPublished(ctx, r.d, h.c, m.m.Now)
 		} else {
@@ -133,6 +133,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 // Every session dies; committed data must survive.
 func (m *machine) CrashDatabase(t *rapid.T) {
 	m.record("CrashDatabase", Actor{Role: Operator}, "SIGKILL postmaster and backends, restart, recover")
+	defer m.since(SpentDBCrash, time.Now())
 	ctx, cancel := context.WithTimeout(m.ctx, time.Minute)
 	defer cancel()
 	if err := m.opts.CrashDatabase(ctx); err != nil {

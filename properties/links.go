@@ -69,6 +69,7 @@ func (m *machine) settle(t *rapid.T, a Actor) {
 	if m.links.net == nil || a.Role == Operator {
 		return
 	}
+	defer m.since(SpentSettle, time.Now())
 	if err := m.links.net.Cut(a.String()); err != nil {
 		m.infra(t, "settle", err)
 	}

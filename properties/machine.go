@@ -65,17 +65,31 @@ func newMachine(r *runner) *machine {
 // call runs one call of actor a; if it fails, the actor's in-flight work
 // is settled before anyone looks at its outcome.
 func (m *machine) call(t *rapid.T, a Actor, fn func(ctx context.Context) error) error {
-	err := m.do(fn)
+	err := m.do(a, fn)
 	if err != nil {
 		m.settle(t, a)
 	}
 	return err
 }
 
-// do runs one subject call under the per-call deadline.
-func (m *machine) do(fn func(ctx context.Context) error) error {
+// do runs one call of actor a under the per-call deadline.
+func (m *machine) do(a Actor, fn func(ctx context.Context) error) error {
+	return m.doAs(a, SpentCalls, fn)
+}
+
+// doAs is do, its time counted as kind s (a call that ran into its
+// deadline as SpentDeadlines).
+func (m *machine) doAs(a Actor, s Spent, fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
 	defer cancel()
+	start := time.Now()
+	defer func() {
+		if s == SpentCalls && ctx.Err() != nil {
+			s = SpentDeadlines
+			m.sum.Time.deadline()
+		}
+		m.since(s, start)
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			m.run.record(Failure{Panic: true, Message: fmt.Sprintf("the subject panicked: %v", p), History: m.hist.clone()})
@@ -295,7 +309,7 @@ func (m *machine) Publish(t *rapid.T) {
 	}
 	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
-	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
+	err := m.do(Actor{Role: Dispatcher, N: d}, func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
 	m.published = h.c.ClaimID
 	m.countBroker()
 	m.finish(e, err, "acknowledged")

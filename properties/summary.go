@@ -27,6 +27,8 @@ type Summary struct {
 	Failure *Failure
 	// First is when the run first failed; nil when it did not.
 	First *FirstFailure
+	// Time is where the run's wall time went.
+	Time *Timing
 }
 
 // BrokerCoverage counts the broker link's own faults.

@@ -119,6 +119,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		rep.Failure.FailFile = failFile
 	}
 	fmt.Fprintf(stdout, "outboxcheck: %v; %s\n", sum, rate(rep))
+	if sum.Time != nil && sum.Time.Total > 0 {
+		fmt.Fprintf(stdout, "outboxcheck: wall time: %v\n", sum.Time)
+	}
 	if err := c.write(rep); err != nil {
 		return err
 	}
