@@ -9,11 +9,12 @@ import (
 // direction) count client requests through it and arm together.
 type gate struct {
 	mu       sync.Mutex
-	fault    Fault // never written after the gate is made
-	requests int   // client requests completed through the link
-	armed    bool  // the fault has struck
-	spent    bool  // a one-shot fault (Reset, LostReply) has done its harm
-	affected int   // chunks held or delayed, replies lost, connections cut
+	fault    Fault       // never written after the gate is made
+	stall    *stallWatch // the link's watcher (Net.Watch); never nil
+	requests int         // client requests completed through the link
+	armed    bool        // the fault has struck
+	spent    bool        // a one-shot fault (Reset, LostReply) has done its harm
+	affected int         // chunks held or delayed, replies lost, connections cut
 }
 
 // verdict is what a gate does with one client chunk.

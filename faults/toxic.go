@@ -70,6 +70,14 @@ func (t *gateToxic) upstream(g *gate, cs *connState, stub *toxics.ToxicStub, c *
 	before := cs.requests.commits
 	n := cs.requests.feed(c.Data)
 	v, d := g.upstream(n, cs.requests.commits > before)
+	if n > 0 { // a whole request the client waits on: no reply before…
+		switch v {
+		case hold:
+			g.stall.tell(Forever) // …the heal
+		case delay:
+			g.stall.tell(time.Now().Add(d)) // …the delay is over
+		}
+	}
 	switch v {
 	case hold:
 		cs.held = append(cs.held, c)

@@ -78,15 +78,18 @@ func (m *machine) do(a Actor, fn func(ctx context.Context) error) error {
 }
 
 // doAs is do, its time counted as kind s (a call that ran into its
-// deadline as SpentDeadlines).
+// deadline as SpentDeadlines). A call that a fault of the harness's own
+// keeps from an answer before its deadline has its deadline brought
+// forward (watchStalls): it fails as it would have, only sooner.
 func (m *machine) doAs(a Actor, s Spent, fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
+	ctx, cancel := newCallCtx(m.ctx, m.opts.CallTimeout)
 	defer cancel()
+	defer m.watchStalls(a, ctx)()
 	start := time.Now()
 	defer func() {
 		if s == SpentCalls && ctx.Err() != nil {
 			s = SpentDeadlines
-			m.sum.Time.deadline()
+			m.sum.Time.deadline(ctx.endedEarly())
 		}
 		m.since(s, start)
 	}()

@@ -34,14 +34,19 @@ type Timing struct {
 	mu    sync.Mutex // concurrent calls (ClaimTogether) add from their goroutines
 	spent [nSpent]time.Duration
 	Total time.Duration
-	// Deadlines counts the calls that ran into their deadline.
-	Deadlines int
+	// Deadlines counts the calls that ran into their deadline, and
+	// EndedEarly those of them whose deadline the harness brought forward
+	// because a fault of its own held their request.
+	Deadlines, EndedEarly int
 }
 
-func (t *Timing) deadline() {
+func (t *Timing) deadline(early bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.Deadlines++
+	if early {
+		t.EndedEarly++
+	}
 }
 
 // Of is the time spent on kind s.
@@ -85,7 +90,7 @@ func (t *Timing) String() string {
 			share(s.String(), d)
 		}
 		if s == SpentDeadlines && t.Deadlines > 0 && len(parts) > 0 {
-			parts[len(parts)-1] += fmt.Sprintf(" [%d calls]", t.Deadlines)
+			parts[len(parts)-1] += fmt.Sprintf(" [%d calls, %d ended early]", t.Deadlines, t.EndedEarly)
 		}
 	}
 	share("model and rapid", t.Other())
