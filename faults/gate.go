@@ -11,6 +11,7 @@ type gate struct {
 	mu       sync.Mutex
 	fault    Fault       // never written after the gate is made
 	stall    *stallWatch // the link's watcher (Net.Watch); never nil
+	cut      *cutSignal  // the link's cuts; never nil
 	requests int         // client requests completed through the link
 	armed    bool        // the fault has struck
 	spent    bool        // a one-shot fault (Reset, LostReply) has done its harm

@@ -86,12 +86,16 @@ func (t *gateToxic) upstream(g *gate, cs *connState, stub *toxics.ToxicStub, c *
 		hangUp(stub)
 		return false
 	case delay:
+		cut := g.cut.next()
 		select {
 		case <-time.After(d):
 		case <-stub.Interrupt:
 			// Healed mid-delay: deliver, never drop, unless nothing reads
 			// any more (the connection closed while it was healed).
 			_ = stub.WriteOutput(c, sendTimeout)
+			return false
+		case <-cut:
+			hangUp(stub) // the connection was dropped: the chunk with it
 			return false
 		}
 	}
