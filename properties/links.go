@@ -78,26 +78,22 @@ func (m *machine) settle(t *rapid.T, a Actor) {
 	}
 }
 
-// waitGone ends every session named app and polls pg_stat_activity until
-// none remains, ending again any that appears late. The harness ends them
-// itself: a session idle in transaction, or waiting on a lock, after its
-// client vanished would otherwise live on (no server-wide timeout does
-// that work, DESIGN §8).
+// waitGone ends every session named app and waits until none remains,
+// ending again any that appears late. The harness ends them itself: a
+// session idle in transaction, or waiting on a lock, after its client
+// vanished would otherwise live on (no server-wide timeout does that work,
+// DESIGN §8). Each round ends what it finds and waits for it to exit, so
+// a round that finds none is the answer: no polling.
 func (m *machine) waitGone(app string) error {
 	ctx, cancel := context.WithTimeout(m.ctx, settleTimeout)
 	defer cancel()
 	for {
-		n, err := m.sessions(ctx, "application_name = $1", app)
-		if err == nil && n > 0 {
-			_, err = pgprov.TerminateSessions(ctx, m.harness.conn, app)
-		}
+		n, err := pgprov.EndSessions(ctx, m.harness.conn, app)
 		if err != nil || n == 0 {
+			if ctx.Err() != nil {
+				return fmt.Errorf("sessions of %s still open after %v", app, settleTimeout)
+			}
 			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%d sessions of %s still open after %v", n, app, settleTimeout)
-		case <-time.After(2 * time.Millisecond):
 		}
 	}
 }
