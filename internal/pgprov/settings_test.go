@@ -98,28 +98,3 @@ func TestTerminateSessionsFreesRowLock(t *testing.T) {
 		t.Error("the terminated session still answers")
 	}
 }
-
-// EndSessions ends the sessions it finds and returns once they have
-// exited: the very next call finds none, with no wait in between.
-func TestEndSessionsWaitsForExit(t *testing.T) {
-	_, db, conn := ownedDatabase(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for range 2 {
-		s, err := connect(ctx, db.URL+"&application_name=cut-actor")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer closeConn(s)
-	}
-	if n, err := EndSessions(ctx, conn, "cut-actor"); err != nil || n != 2 {
-		t.Fatalf("found %d sessions (%v), want 2", n, err)
-	}
-	if n, err := EndSessions(ctx, conn, "cut-actor"); err != nil || n != 0 {
-		t.Fatalf("right after, %d sessions are left (%v), want 0", n, err)
-	}
-	var self int
-	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&self); err != nil {
-		t.Fatalf("EndSessions ended the caller's own session: %v", err)
-	}
-}

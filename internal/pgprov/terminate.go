@@ -3,7 +3,6 @@ package pgprov
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -45,26 +44,4 @@ func withDefaultDeadline(ctx context.Context) (context.Context, context.CancelFu
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, connectTimeout)
-}
-
-// endWait bounds how long EndSessions waits for one session to exit.
-const endWait = 5 * time.Second
-
-// EndSessions is TerminateSessions that also waits, up to endWait each,
-// until the sessions it signalled have exited (pg_terminate_backend with
-// a timeout, PostgreSQL 14 and later), and returns how many it found.
-// One call that returns 0 shows none is left, with no polling; it is one
-// round trip. Not for use inside a transaction: pg_stat_activity is read
-// afresh only by a statement of its own.
-func EndSessions(ctx context.Context, conn *pgx.Conn, appName string) (int, error) {
-	ctx, cancel := withDefaultDeadline(ctx)
-	defer cancel()
-	var n int
-	err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, $2)) FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = $1`,
-		appName, endWait.Milliseconds()).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("end sessions of %s: %w", appName, err)
-	}
-	return n, nil
 }
