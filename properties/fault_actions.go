@@ -40,6 +40,7 @@ func (m *machine) Partition(t *rapid.T) {
 		f.DelayMs = rapid.SampledFrom([]int{20, int(m.opts.CallTimeout/time.Millisecond) * 3 / 2}).Draw(t, "delay ms")
 	}
 	m.record("Partition", a, describeFault(f))
+	m.freshen(t, a)
 	if err := m.links.net.Inject(a.String(), f); err != nil {
 		m.infra(t, "partition", err)
 	}
@@ -102,6 +103,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		kind = faults.LostReply
 	}
 	e := m.record("CrashMidMark", a, fmt.Sprintf("%s (claim %s), %s", h.c.ID, h.c.ClaimID, map[bool]string{false: "before the request leaves", true: "after it reached the server"}[afterSend]))
+	m.freshen(t, a)
 	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind}); err != nil {
 		m.infra(t, "crash mid-mark", err)
 	}
@@ -116,7 +118,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	})
 	m.finish(e, err, fmt.Sprintf("changed=%v (died before it could act on it)", changed))
 	m.heal(t, a)
-	m.subj.Crash(a)
+	m.crash(a)
 	m.held[r.d], m.crashed[r.d] = nil, true
 	m.sum.Crashes.DispatcherMidMark++
 	o := m.outcome(err)
@@ -141,26 +143,10 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 	}
 	m.sum.Crashes.Database++
 	for _, a := range m.faultable() {
-		m.subj.Crash(a) // their sockets are dead; let them reconnect
+		m.crash(a) // their sockets are dead; let them reconnect
 	}
 	m.subj.Crash(Actor{Role: Operator})
 	if err := m.harness.reconnect(m.ctx); err != nil {
 		m.infra(t, "reconnect after database crash", err)
-	}
-}
-
-// freshStart begins a check as if no check ran before it: a check that
-// failed never drained, so faults may still be on; and every actor gets a
-// new session, because what a connection remembers (pgx's statement cache)
-// changes how many requests an operation takes, and so where a fault
-// strikes.
-func (m *machine) freshStart(t *rapid.T) {
-	if m.links.net == nil {
-		return
-	}
-	for _, a := range m.faultable() {
-		m.links.net.Heal(a.String())
-		m.subj.Crash(a)
-		m.settle(t, a)
 	}
 }

@@ -49,6 +49,7 @@ type machine struct {
 	brokerSeen   int    // broker messages already put on a history entry (flushBroker)
 
 	links   *links
+	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
 	harness *harness
 	sum     *Summary
 	run     *runner
@@ -59,7 +60,7 @@ func newMachine(r *runner) *machine {
 	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Policy),
 		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
 		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
-		links: r.links, harness: r.harness, sum: &r.sum, run: r}
+		links: r.links, fresh: map[Actor]bool{}, harness: r.harness, sum: &r.sum, run: r}
 }
 
 // call runs one call of actor a; if it fails, the actor's in-flight work
@@ -382,7 +383,7 @@ func (m *machine) AdvanceClock(t *rapid.T) {
 func (m *machine) CrashDispatcher(t *rapid.T) {
 	d := m.pickDispatcher(t, false)
 	m.record("CrashDispatcher", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
-	m.subj.Crash(Actor{Role: Dispatcher, N: d})
+	m.crash(Actor{Role: Dispatcher, N: d})
 	m.held[d], m.crashed[d] = nil, true
 	m.sum.Crashes.Dispatcher++
 }
