@@ -29,13 +29,14 @@ const (
 )
 
 // upstream decides the fate of a client chunk that completes n requests
-// (commit: one of them is a COMMIT). The fault arms on the first chunk sent
-// once After requests are done, or with AtCommit on the first COMMIT.
-// The duration is the delay of a delay verdict.
-func (g *gate) upstream(n int, commit bool) (verdict, time.Duration) {
+// (commit: one of them is a COMMIT; statement: it runs a statement). The
+// fault arms on the first chunk sent once After requests are done, or
+// with AtCommit on the first COMMIT, or with AtStatement on the first
+// statement. The duration is the delay of a delay verdict.
+func (g *gate) upstream(n int, commit, statement bool) (verdict, time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.armed && (g.fault.AtCommit && commit || !g.fault.AtCommit && g.requests >= g.fault.After) {
+	if !g.armed && g.arms(commit, statement) {
 		g.armed = true
 	}
 	g.requests += n
@@ -55,6 +56,17 @@ func (g *gate) upstream(n int, commit bool) (verdict, time.Duration) {
 		return delay, time.Duration(g.fault.DelayMs) * time.Millisecond
 	}
 	return pass, 0 // LostReply: the request goes through
+}
+
+// arms reports whether a chunk arms the fault.
+func (g *gate) arms(commit, statement bool) bool {
+	switch f := g.fault; {
+	case f.AtCommit:
+		return commit
+	case f.AtStatement:
+		return statement
+	}
+	return g.requests >= g.fault.After
 }
 
 // downstream decides the fate of a server chunk: true passes it on; false

@@ -67,9 +67,9 @@ func (t *gateToxic) take(g *gate, cs *connState, stub *toxics.ToxicStub, c *stre
 
 // upstream applies the gate to one client chunk; false ends the pipe.
 func (t *gateToxic) upstream(g *gate, cs *connState, stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
-	before := cs.requests.commits
+	commits, statements := cs.requests.commits, cs.requests.statements
 	n := cs.requests.feed(c.Data)
-	v, d := g.upstream(n, cs.requests.commits > before)
+	v, d := g.upstream(n, cs.requests.commits > commits, cs.requests.statements > statements)
 	if n > 0 { // a whole request the client waits on: no reply before…
 		switch v {
 		case hold:

@@ -78,9 +78,10 @@ func (m *machine) heal(t *rapid.T, a Actor) {
 }
 
 // CrashDispatcherMidMark kills a dispatcher inside MarkPublished or
-// MarkFailed: before its request leaves, or after it reached the server
-// and before the reply. The outcome is unknown to everyone but the
-// database.
+// MarkFailed: before the request that runs the mark leaves, or after it
+// reached the server (and ran) and before the reply. Connecting and
+// preparing the statement go through: the fault arms at the statement.
+// The outcome is unknown to everyone but the database.
 func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	type ref struct{ d, i int }
 	var refs []ref
@@ -104,7 +105,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	}
 	e := m.record("CrashMidMark", a, fmt.Sprintf("%s (claim %s), %s", h.c.ID, h.c.ClaimID, map[bool]string{false: "before the request leaves", true: "after it reached the server"}[afterSend]))
 	m.freshen(t, a)
-	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind}); err != nil {
+	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind, AtStatement: true}); err != nil {
 		m.infra(t, "crash mid-mark", err)
 	}
 	var changed bool
