@@ -3,6 +3,8 @@ package properties
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,6 +65,10 @@ type Options struct {
 	// ones pass at once, uncounted. A replay sets 1, so that a fail file
 	// that passes is not followed by a random check of rapid's.
 	MaxChecks int
+	// Draw is how each check's actions are drawn: DrawSwarm (the zero
+	// value) or DrawFixed. A fail file replays only under the Draw that
+	// made it.
+	Draw Draw
 }
 
 // interrupted reports whether o.Interrupt is closed.
@@ -176,6 +182,9 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			m.infra(t, "reset", err)
 		}
 		m.freshStart(t)
+		if opts.Draw == DrawSwarm {
+			m.swarm = drawSwarm(t, slices.Sorted(maps.Keys(m.byName())), opts.Faults)
+		}
 		defer func() {
 			if r.sum.ShrinkRuns == 0 {
 				r.sum.Steps += len(m.hist.Entries)
@@ -298,8 +307,24 @@ var weights = map[string]int{
 
 // actions lists the state machine's actions; each is its own entry so
 // shrinking can drop it. An action of weight w is listed w times (as
-// "Name", "Name#2", …) because rapid picks keys uniformly.
+// "Name", "Name#2", …) because rapid picks keys uniformly. An action the
+// check's swarm leaves out does not apply.
 func (m *machine) actions() map[string]func(*rapid.T) {
+	out := map[string]func(*rapid.T){}
+	for name, fn := range m.byName() {
+		if !m.swarm.on(name) {
+			fn = func(*rapid.T) { skip("left out of this check") }
+		}
+		out[name] = fn
+		for i := 2; i <= weights[name]; i++ {
+			out[fmt.Sprintf("%s#%d", name, i)] = fn
+		}
+	}
+	return out
+}
+
+// byName is every action the run has, by name.
+func (m *machine) byName() map[string]func(*rapid.T) {
 	byName := map[string]func(*rapid.T){
 		"Commit": m.Commit, "Rollback": m.Rollback, "Claim": m.Claim, "Publish": m.Publish,
 		"MarkPublished": m.MarkPublished, "MarkFailed": m.MarkFailed, "AdvanceClock": m.AdvanceClock,
@@ -316,14 +341,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 	if m.opts.Concurrent {
 		byName["ClaimTogether"], byName["DeliverTogether"] = m.ClaimTogether, m.DeliverTogether
 	}
-	out := map[string]func(*rapid.T){}
-	for name, fn := range byName {
-		out[name] = fn
-		for i := 2; i <= weights[name]; i++ {
-			out[fmt.Sprintf("%s#%d", name, i)] = fn
-		}
-	}
-	return out
+	return byName
 }
 
 // provision finds or starts PostgreSQL and creates the run's database.

@@ -24,21 +24,10 @@ func (m *machine) faultable() []Actor {
 }
 
 // Partition puts a network fault on one actor's link. It strikes after
-// `after` more client requests, so it can land inside a transaction — on
-// its COMMIT, say.
+// some more client requests, or at the next COMMIT or statement, so it
+// can land inside a transaction: on its COMMIT, say.
 func (m *machine) Partition(t *rapid.T) {
-	a := rapid.SampledFrom(m.faultable()).Draw(t, "link")
-	f := faults.Fault{
-		Kind:  rapid.SampledFrom(faults.All).Draw(t, "kind"),
-		After: rapid.IntRange(0, 6).Draw(t, "after requests"), // a cold transaction is 6 requests
-	}
-	if f.Kind == faults.LostReply {
-		f.AtCommit = rapid.Bool().Draw(t, "at commit")
-	}
-	if f.Kind == faults.Latency {
-		// Either a delay the call survives, or one past its deadline.
-		f.DelayMs = rapid.SampledFrom([]int{20, int(m.opts.CallTimeout/time.Millisecond) * 3 / 2}).Draw(t, "delay ms")
-	}
+	a, f := m.drawPartition(t)
 	m.record("Partition", a, describeFault(f))
 	m.freshen(t, a)
 	if err := m.links.net.Inject(a.String(), f); err != nil {
@@ -47,13 +36,19 @@ func (m *machine) Partition(t *rapid.T) {
 }
 
 func describeFault(f faults.Fault) string {
+	var s string
 	switch {
 	case f.AtCommit:
-		return fmt.Sprintf("%s at the next COMMIT", f.Kind)
-	case f.Kind == faults.Latency:
-		return fmt.Sprintf("%s after %d requests, %d ms", f.Kind, f.After, f.DelayMs)
+		s = fmt.Sprintf("%s at the next COMMIT", f.Kind)
+	case f.AtStatement:
+		s = fmt.Sprintf("%s at the next statement", f.Kind)
+	default:
+		s = fmt.Sprintf("%s after %d requests", f.Kind, f.After)
 	}
-	return fmt.Sprintf("%s after %d requests", f.Kind, f.After)
+	if f.Kind == faults.Latency {
+		s += fmt.Sprintf(", %d ms", f.DelayMs)
+	}
+	return s
 }
 
 // Heal removes the fault from a partitioned link and settles the actor.

@@ -48,6 +48,7 @@ type machine struct {
 	published    string // the claim whose Publish ran last, until the next observation
 	brokerSeen   int    // broker messages already put on a history entry (flushBroker)
 
+	swarm   swarm // the kinds this check may use (DrawSwarm)
 	links   *links
 	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
 	harness *harness
@@ -307,10 +308,7 @@ func (m *machine) pickHeld(t *rapid.T, st pubState) (d, i int) {
 func (m *machine) Publish(t *rapid.T) {
 	d, i := m.pickHeld(t, unpublished)
 	h := &m.held[d][i]
-	m.broker.refuse = rapid.Bool().Draw(t, "broker refuses")
-	if m.opts.Faults && !m.broker.refuse {
-		m.broker.loseAck = rapid.IntRange(0, 3).Draw(t, "ack lost") == 0
-	}
+	m.drawBroker(t)
 	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
 	err := m.do(Actor{Role: Dispatcher, N: d}, func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
