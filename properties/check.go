@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -23,19 +22,11 @@ func (m *machine) Check(t *rapid.T) {
 // observe reads rows, effects, stats and the next attempt, resolves what
 // the model left unknown, and returns every disagreement.
 func (m *machine) observe() ([]model.Problem, error) {
-	var rows []Row
-	var effects map[string]int
-	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
-		if rows, err = m.subj.Rows(ctx); err != nil {
-			return fmt.Errorf("rows: %w", err)
-		}
-		effects, err = m.subj.Effects(ctx)
-		return err
-	})
+	obs, ps, err := m.readBack()
 	if err != nil {
 		return nil, err
 	}
-	obs, ps := observed(rows, effects)
+	ps = slices.Clone(ps)
 	m.flushBroker()
 	m.snapshotRows(obs)
 	obs.Published, m.published = m.published, ""
@@ -53,17 +44,8 @@ func (m *machine) observe() ([]model.Problem, error) {
 // checkOps compares what an operator sees (Stats, NextAttemptAt) with the
 // model.
 func (m *machine) checkOps() ([]model.Problem, error) {
-	var st Stats
-	var next, ok = m.m.NextAttemptAt()
-	var gotNext bool
-	var gotAt = next
-	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
-		if st, err = m.subj.Stats(ctx, m.m.Now); err != nil {
-			return fmt.Errorf("stats: %w", err)
-		}
-		gotAt, gotNext, err = m.subj.NextAttemptAt(ctx)
-		return err
-	})
+	next, ok := m.m.NextAttemptAt()
+	st, gotAt, gotNext, err := m.readOps()
 	if err != nil {
 		return nil, err
 	}

@@ -138,6 +138,7 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 		m.infra(t, "crash database", err)
 	}
 	m.sum.Crashes.Database++
+	m.prior = nil // recovery may change what is stored without a transaction
 	for _, a := range m.faultable() {
 		m.crash(a) // their sockets are dead; let them reconnect
 	}

@@ -60,6 +60,7 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 	ctx, cancel := context.WithTimeout(m.ctx, time.Duration(len(calls))*gateWait+m.opts.CallTimeout)
 	defer cancel()
 	start := time.Now()
+	m.called = true // before the calls' goroutines: they may change what is stored
 	g, err := m.closeGate(ctx)
 	if err != nil {
 		m.infra(t, "close gate", err)

@@ -48,7 +48,9 @@ type machine struct {
 	published    string // the claim whose Publish ran last, until the next observation
 	brokerSeen   int    // broker messages already put on a history entry (flushBroker)
 
-	swarm   swarm // the kinds this check may use (DrawSwarm)
+	swarm   swarm      // the kinds this check may use (DrawSwarm)
+	prior   *priorRead // the last read-back (readback.go)
+	called  bool       // a subject call ran since the last read-back
 	links   *links
 	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
 	harness *harness
@@ -84,6 +86,9 @@ func (m *machine) do(a Actor, fn func(ctx context.Context) error) error {
 // keeps from an answer before its deadline has its deadline brought
 // forward (watchStalls): it fails as it would have, only sooner.
 func (m *machine) doAs(a Actor, s Spent, fn func(ctx context.Context) error) error {
+	if s != SpentReadBacks && s != spentNone { // together sets it for its calls
+		m.called = true // it may have changed what is stored
+	}
 	ctx, cancel := newCallCtx(m.ctx, m.opts.CallTimeout)
 	defer cancel()
 	defer m.watchStalls(a, ctx)()
