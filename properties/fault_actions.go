@@ -130,6 +130,10 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 // CrashDatabase SIGKILLs the harness-owned PostgreSQL and restarts it.
 // Every session dies; committed data must survive.
 func (m *machine) CrashDatabase(t *rapid.T) {
+	if m.opts.Draw == DrawSwarm && m.dbCrashed {
+		skip("the database crashed once in this check")
+	}
+	m.dbCrashed = true
 	m.record("CrashDatabase", Actor{Role: Operator}, "SIGKILL postmaster and backends, restart, recover")
 	defer m.since(SpentDBCrash, time.Now())
 	ctx, cancel := context.WithTimeout(m.ctx, time.Minute)

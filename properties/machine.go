@@ -43,6 +43,7 @@ type machine struct {
 	pays    int
 
 	lastCommit time.Time // harness time of the last producer commit
+	dbCrashed  bool      // CrashDatabase ran in this check
 
 	afterCleanup bool
 	published    string // the claim whose Publish ran last, until the next observation

@@ -14,14 +14,15 @@ type Draw int
 const (
 	// DrawSwarm is swarm testing (Groce et al., ISSTA 2012): each check
 	// first draws which kinds of action and fault it may use, each kind
-	// on with probability 1/2, and then draws its steps from those alone.
-	// A check that leaves out crashes, say, goes deeper into backoff. Its
+	// on with probability 1/2 (a database crash 1/4, and once a check:
+	// see rarity), and then draws its steps from those alone. A check
+	// that leaves out crashes, say, goes deeper into backoff. Its
 	// partitions lean to where faults matter: the producer's COMMIT and a
 	// dispatcher's mark after a publish. The default.
 	DrawSwarm Draw = iota
 	// DrawFixed is one fixed mix for every check: every action and fault
-	// kind, with the weights of actionWeights. The draw before swarm
-	// testing; the benchmark runs it side by side.
+	// kind, with the weights of weights. The draw before swarm testing;
+	// the benchmark runs it side by side.
 	DrawFixed
 )
 
@@ -55,7 +56,7 @@ const (
 func (s swarm) on(kind string) bool { return !s.off[kind] }
 
 // drawSwarm draws, for every kind the run has beyond the core actions,
-// whether this check leaves it out. Each is a 0/1 draw that shrinks to 0,
+// whether this check leaves it out. Each is a draw that shrinks to 0,
 // "on": a shrunk counterexample keeps only the omissions it needs.
 func drawSwarm(t *rapid.T, actions []string, withFaults bool) swarm {
 	kinds := slices.DeleteFunc(slices.Clone(actions), func(a string) bool { return slices.Contains(core, a) })
@@ -70,12 +71,19 @@ func drawSwarm(t *rapid.T, actions []string, withFaults bool) swarm {
 	slices.Sort(kinds)
 	s := swarm{off: map[string]bool{}}
 	for _, k := range kinds {
-		if rapid.IntRange(0, 1).Draw(t, "leave out "+k) == 1 {
+		if rapid.IntRange(0, rarity[k]+1).Draw(t, "leave out "+k) != 0 {
 			s.off[k] = true
 		}
 	}
 	return s
 }
+
+// rarity makes a kind on in fewer checks than half: one in rarity+2. A
+// database crash costs a restart, crash recovery and a reconnect of every
+// actor (about 130 ms, the price of a hundred steps) and tests durability
+// and reconnection alone (no step-contract mutant needs it): it is on in
+// a quarter of the checks, and crashes once in each (CrashDatabase).
+var rarity = map[string]int{"CrashDatabase": 2}
 
 // kindsOn lists the network fault kinds this check may inject.
 func (s swarm) kindsOn() []faults.Kind {
