@@ -13,9 +13,9 @@ import (
 // draw is the one before swarm testing. The swarm draw takes its kind
 // from the check's swarm and leans to where a fault matters: half the
 // time a hot link (the producer, whose COMMIT may be lost; a dispatcher
-// holding a published claim, whose mark comes next), and two strikes in
-// three at the next COMMIT or at the next statement rather than after a
-// count of requests.
+// holding a published claim, whose mark comes next), and it strikes at
+// the next COMMIT half the time, at the next statement (a claim's or a
+// mark's) a quarter, after a count of requests the rest.
 func (m *machine) drawPartition(t *rapid.T) (Actor, faults.Fault) {
 	if m.opts.Draw == DrawFixed {
 		return m.drawPartitionFixed(t)
@@ -26,10 +26,10 @@ func (m *machine) drawPartition(t *rapid.T) (Actor, faults.Fault) {
 	}
 	a := m.drawLink(t)
 	f := faults.Fault{Kind: rapid.SampledFrom(kinds).Draw(t, "kind")}
-	switch rapid.IntRange(0, 2).Draw(t, "strikes") {
-	case 0:
+	switch rapid.IntRange(0, 3).Draw(t, "strikes") {
+	case 0, 1:
 		f.AtCommit = true
-	case 1:
+	case 2:
 		f.AtStatement = true
 	default:
 		f.After = rapid.IntRange(0, 6).Draw(t, "after requests")

@@ -14,8 +14,8 @@ type Draw int
 const (
 	// DrawSwarm is swarm testing (Groce et al., ISSTA 2012): each check
 	// first draws which kinds of action and fault it may use, each kind
-	// on with probability 1/2 (a database crash 1/4, and once a check:
-	// see rarity), and then draws its steps from those alone. A check
+	// on with probability 1/2 (some more or less often: see onOdds), and
+	// then draws its steps from those alone. A check
 	// that leaves out crashes, say, goes deeper into backoff. Its
 	// partitions lean to where faults matter: the producer's COMMIT and a
 	// dispatcher's mark after a publish. The default.
@@ -37,16 +37,17 @@ func (d Draw) String() string {
 // and without the recoveries (Heal, RestartDispatcher) a check that
 // draws a partition or a crash could do nothing more on that link, or
 // with that dispatcher, for the rest of its steps.
-var core = []string{"Commit", "Claim", "Publish", "Heal", "RestartDispatcher"}
+var core = []string{"Commit", "Claim", "Publish", "MarkPublished", "MarkFailed", "AdvanceClock", "Heal", "RestartDispatcher"}
 
 // swarm is one check's choice of kinds: an action by name, a network
-// fault by its faults.Kind, and the broker's faults (brokerRefuses,
-// brokerLosesAck). The zero swarm has every kind on.
+// fault by its faults.Kind, and the broker's lost acknowledgement
+// (brokerLosesAck; its refusals are core, as MarkFailed is). The zero
+// swarm has every kind on.
 type swarm struct {
 	off map[string]bool
 }
 
-// The broker's faults as swarm kinds.
+// The broker's faults, as drawBroker names them.
 const (
 	brokerRefuses  = "broker-refuses"
 	brokerLosesAck = "broker-loses-ack"
@@ -64,26 +65,34 @@ func drawSwarm(t *rapid.T, actions []string, withFaults bool) swarm {
 		for _, k := range faults.All {
 			kinds = append(kinds, string(k))
 		}
-		kinds = append(kinds, brokerRefuses, brokerLosesAck)
-	} else {
-		kinds = append(kinds, brokerRefuses)
+		kinds = append(kinds, brokerLosesAck)
 	}
 	slices.Sort(kinds)
 	s := swarm{off: map[string]bool{}}
 	for _, k := range kinds {
-		if rapid.IntRange(0, rarity[k]+1).Draw(t, "leave out "+k) != 0 {
+		odds, ok := onOdds[k]
+		if !ok {
+			odds = [2]int{1, 2}
+		}
+		if rapid.IntRange(0, odds[1]-1).Draw(t, "leave out "+k) >= odds[0] {
 			s.off[k] = true
 		}
 	}
 	return s
 }
 
-// rarity makes a kind on in fewer checks than half: one in rarity+2. A
-// database crash costs a restart, crash recovery and a reconnect of every
-// actor (about 130 ms, the price of a hundred steps) and tests durability
-// and reconnection alone (no step-contract mutant needs it): it is on in
-// a quarter of the checks, and crashes once in each (CrashDatabase).
-var rarity = map[string]int{"CrashDatabase": 2}
+// onOdds are the kinds on in other than half the checks: {n, d} is n in d.
+// The quiet actions (a rollback, a delivery, an operator's redrive or
+// cleanup) disturb little and take part in deep bugs (a redrive needs an
+// event that went DEAD first): three checks in four. A database crash
+// costs a restart, crash recovery and a reconnect of every actor (about
+// 130 ms, the price of a hundred steps) and tests durability and
+// reconnection alone (no step-contract mutant needs it): a check in four,
+// and once in it (CrashDatabase).
+var onOdds = map[string][2]int{
+	"Rollback": {3, 4}, "Deliver": {3, 4}, "Redrive": {3, 4}, "Cleanup": {3, 4},
+	"CrashDatabase": {1, 4},
+}
 
 // kindsOn lists the network fault kinds this check may inject.
 func (s swarm) kindsOn() []faults.Kind {
