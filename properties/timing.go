@@ -99,3 +99,21 @@ func (t *Timing) String() string {
 
 // since adds the time from start to now to kind s of the run's timing.
 func (m *machine) since(s Spent, start time.Time) { m.sum.Time.add(s, time.Since(start)) }
+
+// Add adds o's times and counts to t (o may be nil).
+func (t *Timing) Add(o *Timing) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	spent, total, deadlines, early := o.spent, o.Total, o.Deadlines, o.EndedEarly
+	o.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for s := range spent {
+		t.spent[s] += spent[s]
+	}
+	t.Total += total
+	t.Deadlines += deadlines
+	t.EndedEarly += early
+}
