@@ -9,11 +9,13 @@ import (
 // direction) count client requests through it and arm together.
 type gate struct {
 	mu       sync.Mutex
-	fault    Fault // never written after the gate is made
-	requests int   // client requests completed through the link
-	armed    bool  // the fault has struck
-	spent    bool  // a one-shot fault (Reset, LostReply) has done its harm
-	affected int   // chunks held or delayed, replies lost, connections cut
+	fault    Fault       // never written after the gate is made
+	stall    *stallWatch // the link's watcher (Net.Watch); never nil
+	cut      *cutSignal  // the link's cuts; never nil
+	requests int         // client requests completed through the link
+	armed    bool        // the fault has struck
+	spent    bool        // a one-shot fault (Reset, LostReply) has done its harm
+	affected int         // chunks held or delayed, replies lost, connections cut
 }
 
 // verdict is what a gate does with one client chunk.
@@ -27,13 +29,14 @@ const (
 )
 
 // upstream decides the fate of a client chunk that completes n requests
-// (commit: one of them is a COMMIT). The fault arms on the first chunk sent
-// once After requests are done, or with AtCommit on the first COMMIT.
-// The duration is the delay of a delay verdict.
-func (g *gate) upstream(n int, commit bool) (verdict, time.Duration) {
+// (commit: one of them is a COMMIT; statement: it runs a statement). The
+// fault arms on the first chunk sent once After requests are done, or
+// with AtCommit on the first COMMIT, or with AtStatement on the first
+// statement. The duration is the delay of a delay verdict.
+func (g *gate) upstream(n int, commit, statement bool) (verdict, time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.armed && (g.fault.AtCommit && commit || !g.fault.AtCommit && g.requests >= g.fault.After) {
+	if !g.armed && g.arms(commit, statement) {
 		g.armed = true
 	}
 	g.requests += n
@@ -53,6 +56,17 @@ func (g *gate) upstream(n int, commit bool) (verdict, time.Duration) {
 		return delay, time.Duration(g.fault.DelayMs) * time.Millisecond
 	}
 	return pass, 0 // LostReply: the request goes through
+}
+
+// arms reports whether a chunk arms the fault.
+func (g *gate) arms(commit, statement bool) bool {
+	switch f := g.fault; {
+	case f.AtCommit:
+		return commit
+	case f.AtStatement:
+		return statement
+	}
+	return g.requests >= g.fault.After
 }
 
 // downstream decides the fate of a server chunk: true passes it on; false

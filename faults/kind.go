@@ -59,4 +59,10 @@ type Fault struct {
 	// AtCommit arms the fault on the next COMMIT instead of after After
 	// requests: the request that makes a transaction's outcome ambiguous.
 	AtCommit bool
+	// AtStatement arms it on the next request that runs a statement (a
+	// simple Query or an Execute), never on connecting, authenticating or
+	// preparing one: the request that changes data, whatever the session
+	// has cached. A LostReply there is a statement that ran and whose
+	// reply was lost.
+	AtStatement bool
 }

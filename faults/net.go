@@ -37,6 +37,8 @@ type proxyLink struct {
 	power  sync.Mutex
 	down   atomic.Bool // Down, and no Up since; written holding power
 	closed bool        // Close removed it; guarded by power
+	stall  stallWatch  // who is told of a stalled request (Watch)
+	cut    cutSignal   // fired when its connections are dropped (Cut, Down)
 }
 
 type injection struct {
@@ -80,7 +82,7 @@ func (n *Net) Inject(link string, f Fault) error {
 	}
 	p := l.proxy
 	n.healLocked(p, link)
-	in := &injection{id: fmt.Sprintf("g%d", gateSeq.Add(1)), fault: f, gate: &gate{fault: f}}
+	in := &injection{id: fmt.Sprintf("g%d", gateSeq.Add(1)), fault: f, gate: &gate{fault: f, stall: &l.stall, cut: &l.cut}}
 	gates.Store(in.id, in.gate)
 	for _, up := range []bool{true, false} {
 		dir := map[bool]string{true: "upstream", false: "downstream"}[up]
@@ -140,6 +142,7 @@ func (n *Net) Cut(link string) error {
 		return nil
 	}
 	l.proxy.Stop()
+	l.cut.fire()
 	if err := start(l.proxy); err != nil {
 		return fmt.Errorf("faults: reopen %s: %w", link, err)
 	}

@@ -22,6 +22,7 @@ func (n *Net) Down(link string) error {
 	if !l.closed {
 		l.proxy.Stop()
 	}
+	l.cut.fire()
 	l.down.Store(true)
 	return nil
 }

@@ -16,7 +16,8 @@ type requestCounter struct {
 	typ  byte   // the current message's type; 0 for a startup-format message
 	body []byte // the first bytes of a Query's text
 
-	commits int // COMMIT queries seen
+	commits    int // COMMIT queries seen
+	statements int // statements run: simple Query and Execute messages seen
 }
 
 // isCancelRequest reports whether a connection's first bytes are a
@@ -51,6 +52,9 @@ func (r *requestCounter) feed(b []byte) int {
 		// first byte is 0; typed messages begin with a letter.
 		if len(r.head) == 0 {
 			r.typ = b[0]
+			if r.typ == 'Q' || r.typ == 'E' {
+				r.statements++
+			}
 		}
 		need := 5
 		if r.typ == 0 {

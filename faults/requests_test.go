@@ -26,8 +26,9 @@ func TestRequestCounterIgnoresChunking(t *testing.T) {
 		for i := 0; i < len(stream); i += size {
 			got += r.feed(stream[i:min(i+size, len(stream))])
 		}
-		if got != want || r.commits != 1 {
-			t.Fatalf("chunks of %d bytes: counted %d requests and %d commits, want %d and 1", size, got, r.commits, want)
+		if got != want || r.commits != 1 || r.statements != 3 {
+			t.Fatalf("chunks of %d bytes: counted %d requests, %d commits and %d statements, want %d, 1 and 3 (Q, E, Q)",
+				size, got, r.commits, r.statements, want)
 		}
 	}
 }

@@ -67,9 +67,17 @@ func (t *gateToxic) take(g *gate, cs *connState, stub *toxics.ToxicStub, c *stre
 
 // upstream applies the gate to one client chunk; false ends the pipe.
 func (t *gateToxic) upstream(g *gate, cs *connState, stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
-	before := cs.requests.commits
+	commits, statements := cs.requests.commits, cs.requests.statements
 	n := cs.requests.feed(c.Data)
-	v, d := g.upstream(n, cs.requests.commits > before)
+	v, d := g.upstream(n, cs.requests.commits > commits, cs.requests.statements > statements)
+	if n > 0 { // a whole request the client waits on: no reply before…
+		switch v {
+		case hold:
+			g.stall.tell(Forever) // …the heal
+		case delay:
+			g.stall.tell(time.Now().Add(d)) // …the delay is over
+		}
+	}
 	switch v {
 	case hold:
 		cs.held = append(cs.held, c)
@@ -78,12 +86,16 @@ func (t *gateToxic) upstream(g *gate, cs *connState, stub *toxics.ToxicStub, c *
 		hangUp(stub)
 		return false
 	case delay:
+		cut := g.cut.next()
 		select {
 		case <-time.After(d):
 		case <-stub.Interrupt:
 			// Healed mid-delay: deliver, never drop, unless nothing reads
 			// any more (the connection closed while it was healed).
 			_ = stub.WriteOutput(c, sendTimeout)
+			return false
+		case <-cut:
+			hangUp(stub) // the connection was dropped: the chunk with it
 			return false
 		}
 	}

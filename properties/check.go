@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -23,19 +22,11 @@ func (m *machine) Check(t *rapid.T) {
 // observe reads rows, effects, stats and the next attempt, resolves what
 // the model left unknown, and returns every disagreement.
 func (m *machine) observe() ([]model.Problem, error) {
-	var rows []Row
-	var effects map[string]int
-	err := m.do(func(ctx context.Context) (err error) {
-		if rows, err = m.subj.Rows(ctx); err != nil {
-			return fmt.Errorf("rows: %w", err)
-		}
-		effects, err = m.subj.Effects(ctx)
-		return err
-	})
+	obs, ps, err := m.readBack()
 	if err != nil {
 		return nil, err
 	}
-	obs, ps := observed(m.opts.Semantics, rows, effects)
+	ps = slices.Clone(ps)
 	m.flushBroker()
 	m.snapshotRows(obs)
 	obs.Published, m.published = m.published, ""
@@ -53,23 +44,9 @@ func (m *machine) observe() ([]model.Problem, error) {
 // checkOps compares what an operator sees (Stats, NextAttemptAt) with the
 // model.
 func (m *machine) checkOps() ([]model.Problem, error) {
-	sem := m.opts.Semantics
-	var st, want = Stats{}, m.m.ExpectedStats()
-	var next, ok = m.m.NextAttemptAt()
-	var gotNext, gotAt = ok, next
-	err := m.do(func(ctx context.Context) (err error) {
-		if sem.Has(model.OpStats) {
-			if st, err = m.subj.Stats(ctx, m.m.Now); err != nil {
-				return fmt.Errorf("stats: %w", err)
-			}
-		} else {
-			st = want
-		}
-		if sem.Has(model.OpNextAttemptAt) {
-			gotAt, gotNext, err = m.subj.NextAttemptAt(ctx)
-		}
-		return err
-	})
+	next, ok := m.m.NextAttemptAt()
+	st, gotAt, gotNext, err := m.readOps()
+	want := m.m.ExpectedStats()
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (m *machine) deliver(t *rapid.T, c, i int, crashAt Failpoint) {
 			return nil
 		}
 		hit = p
-		m.subj.Crash(a)
+		m.crash(a)
 		return errCrash
 	}
 	err := m.call(t, a, func(ctx context.Context) error { return m.subj.Handle(ctx, c, msg, fp) })

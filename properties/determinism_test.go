@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -87,6 +88,32 @@ func TestEveryActionRuns(t *testing.T) {
 		"Cleanup", "Drain", "MarkPublished fenced", "Redrive fenced"} {
 		if counts[name] == 0 {
 			t.Errorf("no %q in 100 checks", name)
+		}
+	}
+}
+
+// A check replays alone: check k of a run under faults (rapid seeds it at
+// base+k(k+1)/2), run again as the first check of a run of its own, as a
+// replay from a fail file runs it, gives the same history. Sessions
+// carried over from the run's earlier checks must not change where its
+// faults strike.
+func TestCheckReplaysAloneUnderFaults(t *testing.T) {
+	opts := faultOptions(t)
+	const base = 4242
+	run := func(seed uint64, checks int) []string {
+		var out []string
+		setFlag(t, "rapid.seed", fmt.Sprint(seed))
+		setFlag(t, "rapid.checks", fmt.Sprint(checks))
+		o := opts
+		o.OnCheck = func(h *properties.History) { out = append(out, h.Story()) }
+		properties.Exercise(t, reference.New, o)
+		return out
+	}
+	all := run(base, 16)
+	for _, k := range []uint64{7, 11, 15} {
+		alone := run(base+k*(k+1)/2, 1)
+		if len(alone) != 1 || int(k) >= len(all) || alone[0] != all[k] {
+			t.Fatalf("check %d differs when it runs alone:\n--- in the run\n%s--- alone\n%v", k, all[min(int(k), len(all)-1)], alone)
 		}
 	}
 }

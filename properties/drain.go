@@ -19,13 +19,9 @@ const maxDrainRounds = 8
 // nothing is due and every message is acknowledged.
 func (m *machine) drain(t *rapid.T) {
 	m.record("Drain", Actor{Role: Operator}, "restart all, heal, dispatch and deliver until quiet")
-	if m.links.net != nil {
-		for _, a := range m.faultable() {
-			m.heal(t, a)
-		}
-	}
+	m.healAll(t)
 	for d := range m.held {
-		m.subj.Crash(Actor{Role: Dispatcher, N: d})
+		m.crash(Actor{Role: Dispatcher, N: d})
 		m.held[d], m.crashed[d] = nil, false
 	}
 	for round := 0; round < maxDrainRounds; round++ {
@@ -105,7 +101,7 @@ func (m *machine) Publish0(t *rapid.T) {
 	h := m.held[0][0]
 	e := m.record("Publish", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
 	before := len(m.broker.Log)
-	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
+	err := m.do(Actor{Role: Dispatcher}, func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
 	m.finish(e, err, "acknowledged")
 	m.applyPublishes(t, before)
 	m.published = h.c.ClaimID

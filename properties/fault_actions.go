@@ -26,35 +26,31 @@ func faultable(o Options) []Actor {
 }
 
 // Partition puts a network fault on one actor's link. It strikes after
-// `after` more client requests, so it can land inside a transaction — on
-// its COMMIT, say.
+// some more client requests, or at the next COMMIT or statement, so it
+// can land inside a transaction: on its COMMIT, say.
 func (m *machine) Partition(t *rapid.T) {
-	a := rapid.SampledFrom(m.faultable()).Draw(t, "link")
-	f := faults.Fault{
-		Kind:  rapid.SampledFrom(faults.All).Draw(t, "kind"),
-		After: rapid.IntRange(0, 6).Draw(t, "after requests"), // a cold transaction is 6 requests
-	}
-	if f.Kind == faults.LostReply {
-		f.AtCommit = rapid.Bool().Draw(t, "at commit")
-	}
-	if f.Kind == faults.Latency {
-		// Either a delay the call survives, or one past its deadline.
-		f.DelayMs = rapid.SampledFrom([]int{20, int(m.opts.CallTimeout/time.Millisecond) * 3 / 2}).Draw(t, "delay ms")
-	}
+	a, f := m.drawPartition(t)
 	m.record("Partition", a, describeFault(f))
+	m.freshen(t, a)
 	if err := m.links.net.Inject(a.String(), f); err != nil {
 		m.infra(t, "partition", err)
 	}
 }
 
 func describeFault(f faults.Fault) string {
+	var s string
 	switch {
 	case f.AtCommit:
-		return fmt.Sprintf("%s at the next COMMIT", f.Kind)
-	case f.Kind == faults.Latency:
-		return fmt.Sprintf("%s after %d requests, %d ms", f.Kind, f.After, f.DelayMs)
+		s = fmt.Sprintf("%s at the next COMMIT", f.Kind)
+	case f.AtStatement:
+		s = fmt.Sprintf("%s at the next statement", f.Kind)
+	default:
+		s = fmt.Sprintf("%s after %d requests", f.Kind, f.After)
 	}
-	return fmt.Sprintf("%s after %d requests", f.Kind, f.After)
+	if f.Kind == faults.Latency {
+		s += fmt.Sprintf(", %d ms", f.DelayMs)
+	}
+	return s
 }
 
 // Heal removes the fault from a partitioned link and settles the actor.
@@ -79,9 +75,10 @@ func (m *machine) heal(t *rapid.T, a Actor) {
 }
 
 // CrashDispatcherMidMark kills a dispatcher inside MarkPublished or
-// MarkFailed: before its request leaves, or after it reached the server
-// and before the reply. The outcome is unknown to everyone but the
-// database.
+// MarkFailed: before the request that runs the mark leaves, or after it
+// reached the server (and ran) and before the reply. Connecting and
+// preparing the statement go through: the fault arms at the statement.
+// The outcome is unknown to everyone but the database.
 func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	type ref struct{ d, i int }
 	var refs []ref
@@ -104,11 +101,12 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		kind = faults.LostReply
 	}
 	e := m.record("CrashMidMark", a, fmt.Sprintf("%s (claim %s), %s", h.c.ID, h.c.ClaimID, map[bool]string{false: "before the request leaves", true: "after it reached the server"}[afterSend]))
-	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind}); err != nil {
+	m.freshen(t, a)
+	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind, AtStatement: true}); err != nil {
 		m.infra(t, "crash mid-mark", err)
 	}
 	var changed bool
-	err := m.do(func(ctx context.Context) (err error) {
+	err := m.do(a, func(ctx context.Context) (err error) {
 		if h.state == acked {
 			changed, err = m.subj.MarkPublished(ctx, r.d, h.c, m.m.Now)
 		} else {
@@ -118,7 +116,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	})
 	m.finish(e, err, fmt.Sprintf("changed=%v (died before it could act on it)", changed))
 	m.heal(t, a)
-	m.subj.Crash(a)
+	m.crash(a)
 	m.held[r.d], m.crashed[r.d] = nil, true
 	m.sum.Crashes.DispatcherMidMark++
 	o := m.outcome(err)
@@ -134,15 +132,21 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 // CrashDatabase SIGKILLs the harness-owned PostgreSQL and restarts it.
 // Every session dies; committed data must survive.
 func (m *machine) CrashDatabase(t *rapid.T) {
+	if m.opts.Draw == DrawSwarm && m.dbCrashed {
+		skip("the database crashed once in this check")
+	}
+	m.dbCrashed = true
 	m.record("CrashDatabase", Actor{Role: Operator}, "SIGKILL postmaster and backends, restart, recover")
+	defer m.since(SpentDBCrash, time.Now())
 	ctx, cancel := context.WithTimeout(m.ctx, time.Minute)
 	defer cancel()
 	if err := m.opts.CrashDatabase(ctx); err != nil {
 		m.infra(t, "crash database", err)
 	}
 	m.sum.Crashes.Database++
+	m.prior = nil // recovery may change what is stored without a transaction
 	for _, a := range m.faultable() {
-		m.subj.Crash(a) // their sockets are dead; let them reconnect
+		m.crash(a) // their sockets are dead; let them reconnect
 	}
 	m.subj.Crash(Actor{Role: Operator})
 	if err := m.harness.reconnect(m.ctx); err != nil {
@@ -150,20 +154,4 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 	}
 	m.run.clock.forget() // recovery may have lost its last setting
 	m.syncClock(t)
-}
-
-// freshStart begins a check as if no check ran before it: a check that
-// failed never drained, so faults may still be on; and every actor gets a
-// new session, because what a connection remembers (pgx's statement cache)
-// changes how many requests an operation takes, and so where a fault
-// strikes.
-func (m *machine) freshStart(t *rapid.T) {
-	if m.links.net == nil {
-		return
-	}
-	for _, a := range m.faultable() {
-		m.links.net.Heal(a.String())
-		m.subj.Crash(a)
-		m.settle(t, a)
-	}
 }

@@ -48,4 +48,9 @@ func TestReferenceUnderFaults(t *testing.T) {
 	if opts.CrashDatabase != nil && sum.Crashes.Database == 0 {
 		t.Errorf("the database never crashed: %+v", sum.Crashes)
 	}
+	// A call whose request a blackhole held cannot be answered before its
+	// deadline: the harness ends it then, rather than waiting it out.
+	if sum.Network[faults.Blackhole].Affected > 0 && sum.Time.EndedEarly == 0 {
+		t.Errorf("blackholes held requests, yet no call was ended early: %d calls ran into their deadline", sum.Time.Deadlines)
+	}
 }

@@ -59,6 +59,8 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 	// call held up by a fault takes up to CallTimeout to give up.
 	ctx, cancel := context.WithTimeout(m.ctx, time.Duration(len(calls))*gateWait+m.opts.CallTimeout)
 	defer cancel()
+	start := time.Now()
+	m.called = true // before the calls' goroutines: they may change what is stored
 	g, err := m.closeGate(ctx)
 	if err != nil {
 		m.infra(t, "close gate", err)
@@ -74,7 +76,7 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 		wg.Go(func() {
 			defer finished.Add(1)
 			defer func() { panics[i] = recover() }() // m.do recorded it; re-raised below, on rapid's goroutine
-			errs[i] = m.do(calls[i])
+			errs[i] = m.doAs(actors[i], spentNone, calls[i])
 		})
 		if gateErr == nil {
 			gateErr = m.waitQueued(ctx, g, apps[:i+1], &finished)
@@ -89,6 +91,7 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 			panic(p)
 		}
 	}
+	m.since(SpentGate, start) // the calls' time too: they overlap the waits
 	if gateErr != nil {
 		m.infra(t, "gate", gateErr)
 	}

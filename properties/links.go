@@ -69,6 +69,8 @@ func (m *machine) settle(t *rapid.T, a Actor) {
 	if m.links.net == nil || a.Role == Operator {
 		return
 	}
+	defer m.since(SpentSettle, time.Now())
+	m.fresh[a] = true // its next call opens a new session
 	if err := m.links.net.Cut(a.String()); err != nil {
 		m.infra(t, "settle", err)
 	}
@@ -77,26 +79,23 @@ func (m *machine) settle(t *rapid.T, a Actor) {
 	}
 }
 
-// waitGone ends every session named app and polls pg_stat_activity until
-// none remains, ending again any that appears late. The harness ends them
-// itself: a session idle in transaction, or waiting on a lock, after its
-// client vanished would otherwise live on (no server-wide timeout does
-// that work, DESIGN §8).
+// waitGone ends every session named app and waits until none remains,
+// ending again any that appears late. The harness ends them itself: a
+// session idle in transaction, or waiting on a lock, after its client
+// vanished would otherwise live on (no server-wide timeout does that work,
+// DESIGN §8). A round that finds none to end is the answer.
 func (m *machine) waitGone(app string) error {
 	ctx, cancel := context.WithTimeout(m.ctx, settleTimeout)
 	defer cancel()
 	for {
-		n, err := m.sessions(ctx, "application_name = $1", app)
-		if err == nil && n > 0 {
-			_, err = pgprov.TerminateSessions(ctx, m.harness.conn, app)
-		}
+		n, err := pgprov.TerminateSessions(ctx, m.harness.conn, app)
 		if err != nil || n == 0 {
 			return err
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%d sessions of %s still open after %v", n, app, settleTimeout)
-		case <-time.After(2 * time.Millisecond):
+		case <-time.After(time.Millisecond): // a signalled backend exits within a few
 		}
 	}
 }

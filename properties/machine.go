@@ -43,12 +43,17 @@ type machine struct {
 	pays    int
 
 	lastCommit time.Time // harness time of the last producer commit
+	dbCrashed  bool      // CrashDatabase ran in this check
 
 	afterCleanup bool
 	published    string // the claim whose Publish ran last, until the next observation
 	brokerSeen   int    // broker messages already put on a history entry (flushBroker)
 
+	swarm   swarm      // the kinds this check may use (DrawSwarm)
+	prior   *priorRead // the last read-back (readback.go)
+	called  bool       // a subject call ran since the last read-back
 	links   *links
+	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
 	harness *harness
 	sum     *Summary
 	run     *runner
@@ -59,23 +64,43 @@ func newMachine(r *runner) *machine {
 	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Semantics),
 		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
 		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
-		links: r.links, harness: r.harness, sum: &r.sum, run: r}
+		links: r.links, fresh: map[Actor]bool{}, harness: r.harness, sum: &r.sum, run: r}
 }
 
 // call runs one call of actor a; if it fails, the actor's in-flight work
 // is settled before anyone looks at its outcome.
 func (m *machine) call(t *rapid.T, a Actor, fn func(ctx context.Context) error) error {
-	err := m.do(fn)
+	err := m.do(a, fn)
 	if err != nil {
 		m.settle(t, a)
 	}
 	return err
 }
 
-// do runs one subject call under the per-call deadline.
-func (m *machine) do(fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
+// do runs one call of actor a under the per-call deadline.
+func (m *machine) do(a Actor, fn func(ctx context.Context) error) error {
+	return m.doAs(a, SpentCalls, fn)
+}
+
+// doAs is do, its time counted as kind s (a call that ran into its
+// deadline as SpentDeadlines). A call that a fault of the harness's own
+// keeps from an answer before its deadline has its deadline brought
+// forward (watchStalls): it fails as it would have, only sooner.
+func (m *machine) doAs(a Actor, s Spent, fn func(ctx context.Context) error) error {
+	if s != SpentReadBacks && s != spentNone { // together sets it for its calls
+		m.called = true // it may have changed what is stored
+	}
+	ctx, cancel := newCallCtx(m.ctx, m.opts.CallTimeout)
 	defer cancel()
+	defer m.watchStalls(a, ctx)()
+	start := time.Now()
+	defer func() {
+		if s == SpentCalls && ctx.Err() != nil {
+			s = SpentDeadlines
+			m.sum.Time.deadline(ctx.endedEarly())
+		}
+		m.since(s, start)
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			m.run.record(Failure{Panic: true, Message: fmt.Sprintf("the subject panicked: %v", p), History: m.hist.clone()})
@@ -172,6 +197,7 @@ func (m *machine) pickDispatcher(t *rapid.T, crashed bool) int {
 // physical layout gives, and a seed would not replay. The clock ticks 1 µs
 // when needed; the model accepts ties all the same.
 func (m *machine) Commit(t *rapid.T) {
+	m.payable()
 	if !m.m.Now.After(m.lastCommit) {
 		m.advance(t, time.Microsecond)
 	}
@@ -190,6 +216,7 @@ func (m *machine) Commit(t *rapid.T) {
 
 // Rollback runs a producer transaction that writes and then rolls back.
 func (m *machine) Rollback(t *rapid.T) {
+	m.payable()
 	p := m.newPayment()
 	e := m.record("Rollback", Actor{Role: Producer}, p.ID)
 	before := len(m.broker.Log)
@@ -197,6 +224,22 @@ func (m *machine) Rollback(t *rapid.T) {
 	m.finish(e, err, "rolled back")
 	m.m = model.Rollback(m.m, p.ID)
 	m.applyPublishes(t, before) // a producer that publishes itself (dual write)
+}
+
+// MaxPayments bounds the payments (commits and rollbacks) of one check.
+// Every step reads back every row and effect and checks each against the
+// model, so a check that kept adding events would cost more per step the
+// longer it ran (a 14,000-step check held 1,900 rows). A long check goes
+// deeper on a bounded set of events instead (the small-scope hypothesis:
+// the outbox's bugs need a handful); a check of the default 30 steps makes
+// about four.
+const MaxPayments = 32
+
+// payable skips a producer action once the check has made MaxPayments.
+func (m *machine) payable() {
+	if m.pays >= MaxPayments {
+		skip("the check has made its payments")
+	}
 }
 
 func (m *machine) newPayment() Payment {
@@ -291,13 +334,10 @@ func (m *machine) pickHeld(t *rapid.T, st pubState) (d, i int) {
 func (m *machine) Publish(t *rapid.T) {
 	d, i := m.pickHeld(t, unpublished)
 	h := &m.held[d][i]
-	m.broker.refuse = rapid.Bool().Draw(t, "broker refuses")
-	if m.opts.Faults && !m.broker.refuse {
-		m.broker.loseAck = rapid.IntRange(0, 3).Draw(t, "ack lost") == 0
-	}
+	m.drawBroker(t)
 	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
-	err := m.do(func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
+	err := m.do(Actor{Role: Dispatcher, N: d}, func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
 	m.published = h.c.ClaimID
 	m.countBroker()
 	m.finish(e, err, "acknowledged")
@@ -382,7 +422,7 @@ func (m *machine) AdvanceClock(t *rapid.T) {
 func (m *machine) CrashDispatcher(t *rapid.T) {
 	d := m.pickDispatcher(t, false)
 	m.record("CrashDispatcher", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
-	m.subj.Crash(Actor{Role: Dispatcher, N: d})
+	m.crash(Actor{Role: Dispatcher, N: d})
 	m.held[d], m.crashed[d] = nil, true
 	m.sum.Crashes.Dispatcher++
 }

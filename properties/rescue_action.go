@@ -27,7 +27,7 @@ func (m *machine) rescueIn(t *rapid.T, e *Entry) {
 
 // rescue runs the subject's Rescue under the per-call deadline.
 func (m *machine) rescue() (n int, err error) {
-	err = m.do(func(ctx context.Context) (err error) {
+	err = m.do(Actor{Role: Operator}, func(ctx context.Context) (err error) {
 		n, err = m.subj.(Rescuer).Rescue(ctx, m.m.Now)
 		return
 	})

@@ -119,7 +119,7 @@ func (m *machine) snapshotRows(o model.Observed) {
 // check fails anyway; the read only shows where the two part).
 func (m *machine) readBackForReport() {
 	var rows []Row
-	if err := m.do(func(ctx context.Context) (err error) { rows, err = m.subj.Rows(ctx); return }); err != nil {
+	if err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) { rows, err = m.subj.Rows(ctx); return }); err != nil {
 		m.snapshotModel()
 		return
 	}

@@ -37,6 +37,8 @@ type Summary struct {
 	// ShrinkEnd is when shrinking ended, from the run's start; zero when
 	// nothing was shrunk. It began at First.Elapsed.
 	ShrinkEnd time.Duration
+	// Time is where the run's wall time went.
+	Time *Timing
 }
 
 // BrokerCoverage counts the broker link's own faults.

@@ -45,7 +45,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	defer ses.close()
 	ctx, cluster := ses.ctx, ses.cluster
 	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: *url, Seeds: *seeds, Budget: *budget, Mutants: ms, Log: stderr,
-		Loop: !*noLoop && *only == "", LoopOnly: *loopOnly})
+		Loop: !*noLoop && *only == "", LoopOnly: *loopOnly, GateChecks: defaultChecks})
 	if err != nil {
 		return infraError(err)
 	}

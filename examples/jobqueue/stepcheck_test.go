@@ -33,17 +33,18 @@ func TestJobQueueBugsAreCaught(t *testing.T) {
 		edit           func(*jobqueue.Queries)
 		maxChecks      int
 		maxSteps       int
+		shrink         time.Duration
 	}{
-		// The issue asked for 60 checks and 8 steps; with a rescuer and
-		// strict edges the story needs a claim, the lease over, a rescue,
-		// its delay over and another claim while the first claimant still
-		// holds its acknowledged publish unmarked: found at check 228 with
-		// seed 1 (16 to 228 over seeds 1-10, median 71), shrunk to 9.
-		{name: "completion fenced by status alone", property: "fencing", maxChecks: 300, maxSteps: 10,
+		// The story needs a claim, the lease over, a rescue, its delay over
+		// and another claim while the first claimant still holds its
+		// acknowledged publish unmarked. Under the swarm draw seed 1 finds
+		// it at check 12 (228 under the fixed draw); rapid needs about
+		// three minutes to shrink it to 9 steps (15 after one minute).
+		{name: "completion fenced by status alone", property: "fencing", maxChecks: 60, maxSteps: 10, shrink: 3 * time.Minute,
 			edit: func(q *jobqueue.Queries) {
 				q.Complete = strings.Replace(q.Complete, "AND attempt_token = $2", "AND $2::text IS NOT NULL", 1)
 			}},
-		{name: "rescuer skips leases that ended over a minute ago", property: "no-loss", maxChecks: 100, maxSteps: 12,
+		{name: "rescuer skips leases that ended over a minute ago", property: "no-loss", maxChecks: 100, maxSteps: 12, shrink: time.Minute,
 			edit: func(q *jobqueue.Queries) {
 				q.Rescue = strings.Replace(q.Rescue, "lease_until < $1", "lease_until < $1 AND lease_until > $1 - interval '1 minute'", 1)
 			}},
@@ -55,7 +56,7 @@ func TestJobQueueBugsAreCaught(t *testing.T) {
 				t.Fatal("the edit changed nothing")
 			}
 			db := pgscratch.NewDatabase(t)
-			restore := properties.Budget{Checks: 300, Seed: 1, ShrinkTime: time.Minute}.Apply()
+			restore := properties.Budget{Checks: 300, Seed: 1, ShrinkTime: c.shrink}.Apply()
 			defer restore()
 			rec := properties.NewRecorder(t.Name(), nil)
 			sum := properties.Run(rec, newAdapter(sql), properties.Options{DatabaseURL: db.URL, Semantics: semantics(config)})

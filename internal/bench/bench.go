@@ -27,6 +27,8 @@ type Config struct {
 	Budget  time.Duration
 	Mutants []mutants.Mutant
 	Log     io.Writer // progress lines
+	// GateChecks is the default `outboxcheck run`'s checks; 0 skips the gate.
+	GateChecks int
 	// Loop adds the loop mutants' time to kill and the loop soak;
 	// LoopOnly measures nothing else.
 	Loop, LoopOnly bool
@@ -39,8 +41,11 @@ type Report struct {
 	Seeds        int
 	Budget       time.Duration
 	ClusterReady []time.Duration
+	Bare         Bare
 	FaultFree    Throughput
 	Faulted      Throughput
+	Lengths      []Length
+	Gates        []Gate // the default draw's, then the fixed draw's
 	Kills        []Kill
 	LoopKills    []LoopKill
 }
@@ -49,25 +54,41 @@ type Report struct {
 type Throughput struct {
 	Checks, Steps int
 	Took          time.Duration
+	Time          *properties.Timing // where the time went
 }
 
 // Rate is steps per second.
 func (t Throughput) Rate() float64 { return float64(t.Steps) / t.Took.Seconds() }
 
-// Kill is one mutant: the harness over seeds, and the soak, each within
-// the budget.
+// add counts o's run into t.
+func (t *Throughput) add(o Throughput) {
+	t.Checks, t.Steps, t.Took = t.Checks+o.Checks, t.Steps+o.Steps, t.Took+o.Took
+	if t.Time == nil {
+		t.Time = &properties.Timing{}
+	}
+	t.Time.Add(o.Time)
+}
+
+// Kill is one mutant: the harness over seeds with the default draw and
+// with the fixed one, and the soak, each within the budget.
 type Kill struct {
 	Mutant  mutants.Mutant
-	Times   []time.Duration // harness: time to first failure per seed that killed within the budget
-	Checks  []int           // harness: checks to first failure, per killing seed
-	Wrong   []string        // harness: properties other than the mutant's that failed first
+	Harness Kills // the default draw (swarm)
+	Fixed   Kills // the draw before swarm testing
 	Soak    soak.Result
 	SoakRan time.Duration
 }
 
-// Median and Max of the harness's times to kill; zero when none.
-func (k Kill) Median() time.Duration { return median(k.Times) }
-func (k Kill) Max() time.Duration {
+// Kills is the harness's record over seeds under one draw.
+type Kills struct {
+	Times  []time.Duration // time to first failure per seed that killed within the budget
+	Checks []int           // checks to first failure, per killing seed
+	Wrong  []string        // properties other than the mutant's that failed first
+}
+
+// Median and Max of the times to kill; zero when none.
+func (k Kills) Median() time.Duration { return median(k.Times) }
+func (k Kills) Max() time.Duration {
 	if len(k.Times) == 0 {
 		return 0
 	}
@@ -108,21 +129,29 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	c.logf("cluster ready: median %v", median(r.ClusterReady))
-	if r.FaultFree, err = throughput(ctx, c.Cluster, false, 100); err != nil {
+	if err := c.throughputs(ctx, r); err != nil {
 		return nil, err
 	}
-	c.logf("fault-free: %.0f steps/s", r.FaultFree.Rate())
-	if r.Faulted, err = throughput(ctx, c.Cluster, true, 40); err != nil {
-		return nil, err
+	for _, draw := range []properties.Draw{properties.DrawSwarm, properties.DrawFixed} {
+		if c.GateChecks == 0 {
+			break
+		}
+		g, err := gate(ctx, c.URL, c.GateChecks, draw)
+		if err != nil {
+			return nil, err
+		}
+		c.logf("gate (%v draw): %d checks, %d steps in %v", draw, g.Checks, g.Steps, g.Took.Round(time.Millisecond))
+		r.Gates = append(r.Gates, g)
 	}
-	c.logf("faulted: %.0f steps/s", r.Faulted.Rate())
 	for _, m := range c.Mutants {
 		k, err := c.kill(ctx, m)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		c.logf("%-32s harness %d/%d median %v max %v; soak killed=%v in %v", m.Name, len(k.Times), c.Seeds,
-			k.Median().Round(time.Millisecond), k.Max().Round(time.Millisecond), k.Soak.Killed, k.Soak.ToFail.Round(time.Millisecond))
+		c.logf("%-32s harness %d/%d median %v max %v; fixed draw %d/%d median %v max %v; soak killed=%v in %v", m.Name,
+			len(k.Harness.Times), c.Seeds, k.Harness.Median().Round(time.Millisecond), k.Harness.Max().Round(time.Millisecond),
+			len(k.Fixed.Times), c.Seeds, k.Fixed.Median().Round(time.Millisecond), k.Fixed.Max().Round(time.Millisecond),
+			k.Soak.Killed, k.Soak.ToFail.Round(time.Millisecond))
 		r.Kills = append(r.Kills, k)
 	}
 	if c.Loop {
@@ -162,36 +191,79 @@ func options(ctx context.Context, c *pgprov.Cluster, faults bool) (properties.Op
 	return opts, func() { db.Drop(context.WithoutCancel(ctx)) }, nil
 }
 
-func throughput(ctx context.Context, c *pgprov.Cluster, faults bool, checks int) (Throughput, error) {
-	opts, drop, err := options(ctx, c, faults)
-	if err != nil {
-		return Throughput{}, err
+// rounds interleaves the throughput runs: bare SQL, fault-free and
+// faulted steps, then again, so that a machine busier in one minute than
+// the next weighs on all three alike (their ratios are the figures).
+const rounds = 3
+
+// throughputs measures the bare SQL rate, fault-free and faulted steps/s,
+// and steps/s against check length, in rounds.
+func (c Config) throughputs(ctx context.Context, r *Report) error {
+	for round := range rounds {
+		seed := uint64(round + 1)
+		db, err := c.Cluster.NewDatabase(ctx)
+		if err != nil {
+			return err
+		}
+		bare, err := BareOps(ctx, db.URL, 700)
+		db.Drop(context.WithoutCancel(ctx))
+		if err != nil {
+			return fmt.Errorf("bare SQL: %w", err)
+		}
+		r.Bare.add(bare)
+		ff, err := measure(ctx, c.Cluster, false, properties.Budget{Checks: 40, Seed: seed}, properties.DrawSwarm)
+		if err != nil {
+			return err
+		}
+		r.FaultFree.add(ff)
+		f, err := measure(ctx, c.Cluster, true, properties.Budget{Checks: 40, Seed: seed}, properties.DrawSwarm)
+		if err != nil {
+			return err
+		}
+		r.Faulted.add(f)
+		if err := c.checkLengths(ctx, r, seed); err != nil {
+			return err
+		}
 	}
-	defer drop()
-	restore := properties.Budget{Checks: checks, Seed: 1}.Apply()
-	defer restore()
-	var t Throughput
-	opts.OnCheck = func(h *properties.History) { t.Steps += len(h.Entries) }
-	rec := properties.NewRecorder("bench/throughput", nil)
-	start := time.Now()
-	sum := properties.Run(rec, reference.New, opts)
-	t.Took, t.Checks = time.Since(start), sum.Checks
-	if sum.Failure != nil {
-		return t, fmt.Errorf("the reference failed while measuring throughput: %s", sum.Failure.Message)
+	c.logf("bare SQL: %.0f ops/s; fault-free: %.0f steps/s; faulted: %.0f steps/s", r.Bare.Rate(), r.FaultFree.Rate(), r.Faulted.Rate())
+	for _, l := range r.Lengths {
+		c.logf("checks of about %d steps: %.0f steps/s", l.Average, l.Rate())
 	}
-	return t, nil
+	return nil
 }
 
-// kill runs the harness on m for each seed (no shrinking: the time to the
-// first failure is what is measured), then the soak for the same budget.
+// kill runs the harness on m for each seed under each draw (no shrinking:
+// the time to the first failure is what is measured), then the soak for
+// the same budget.
 func (c Config) kill(ctx context.Context, m mutants.Mutant) (Kill, error) {
 	k := Kill{Mutant: m}
+	var err error
+	if k.Harness, err = c.kills(ctx, m, properties.DrawSwarm); err != nil {
+		return k, err
+	}
+	if k.Fixed, err = c.kills(ctx, m, properties.DrawFixed); err != nil {
+		return k, err
+	}
+	opts, drop, err := options(ctx, c.Cluster, true)
+	if err != nil {
+		return k, err
+	}
+	defer drop()
+	start := time.Now()
+	k.Soak, err = soak.Run(ctx, reference.Mutated(m), soak.Config{DatabaseURL: opts.DatabaseURL, Budget: c.Budget, Faults: true})
+	k.SoakRan = time.Since(start)
+	return k, err
+}
+
+// kills runs the harness on m for each seed under draw.
+func (c Config) kills(ctx context.Context, m mutants.Mutant, draw properties.Draw) (Kills, error) {
+	var k Kills
 	for seed := 1; seed <= c.Seeds; seed++ {
 		opts, drop, err := options(ctx, c.Cluster, m.NeedsFaults)
 		if err != nil {
 			return k, err
 		}
-		opts.Concurrent = m.NeedsConcurrency
+		opts.Concurrent, opts.Draw = m.NeedsConcurrency, draw
 		restore := properties.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
 		opts.Deadline = time.Now().Add(c.Budget)
 		sum := properties.Run(properties.NewRecorder("bench/"+m.Name, nil), reference.Mutated(m), opts)
@@ -208,13 +280,5 @@ func (c Config) kill(ctx context.Context, m mutants.Mutant) (Kill, error) {
 			k.Checks = append(k.Checks, sum.First.Check)
 		}
 	}
-	opts, drop, err := options(ctx, c.Cluster, true)
-	if err != nil {
-		return k, err
-	}
-	defer drop()
-	start := time.Now()
-	k.Soak, err = soak.Run(ctx, reference.Mutated(m), soak.Config{DatabaseURL: opts.DatabaseURL, Budget: c.Budget, Faults: true})
-	k.SoakRan = time.Since(start)
-	return k, err
+	return k, nil
 }

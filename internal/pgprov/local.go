@@ -19,6 +19,9 @@ const (
 	readyTimeout = 30 * time.Second
 	stopTimeout  = 10 * time.Second
 	bindRetries  = 5
+	// pidFileTries bounds the 1 ms reads of postmaster.pid while a server
+	// starts (or recovers); then connection attempts alone decide.
+	pidFileTries = 2000
 )
 
 // localServer is a throwaway cluster the harness owns: its process, data
@@ -159,11 +162,20 @@ func startPinned(cmd *exec.Cmd) (done chan struct{}, err error) {
 
 func (s *localServer) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(readyTimeout)
+	tries := 0
 	for {
 		select {
 		case <-s.done:
 			return fmt.Errorf("postgres exited at start: %s", lastLines(readFile(s.logPath()), 4))
 		default:
+		}
+		// Until the server says it is ready, a cheap read of its pid file
+		// every millisecond instead of a connection attempt (each forks a
+		// backend); connection attempts alone once that file cannot be read.
+		if ready, readable := pidFileReady(s.dataDir(), s.proc.Process.Pid); readable && !ready && tries < pidFileTries && ctx.Err() == nil {
+			tries++
+			time.Sleep(time.Millisecond)
+			continue
 		}
 		conn, err := connect(ctx, s.socketURL())
 		if err == nil {
@@ -208,8 +220,10 @@ func (s *localServer) crash(ctx context.Context) error {
 	if s.proc == nil || s.proc.Process == nil {
 		return errors.New("postgres is not running")
 	}
+	shm := shmID(s.dataDir())
 	_ = syscall.Kill(-s.proc.Process.Pid, syscall.SIGKILL)
 	<-s.done
+	waitShmDetached(shm) // else the new server refuses to start
 	var err error
 	for try := 0; try < bindRetries; try++ {
 		if err = s.launch(ctx); err == nil {
