@@ -31,7 +31,11 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("replay %s: %v", fs.Arg(0), err)
 	}
-	fmt.Fprintf(stdout, "report: %s, verdict %s (%s)\n", rep.Subject, rep.Verdict, rep.Message)
+	if rep.Message != "" {
+		fmt.Fprintf(stdout, "report: %s, verdict %s (%s)\n", rep.Subject, rep.Verdict, rep.Message)
+	} else {
+		fmt.Fprintf(stdout, "report: %s, verdict %s\n", rep.Subject, rep.Verdict)
+	}
 	ce := rep.Failure
 	switch {
 	case rep.Verdict == reports.Pass:
