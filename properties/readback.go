@@ -12,7 +12,9 @@ import (
 // a step that made no subject call (a clock move, a restart, a partition
 // put on or healed, a crash that cut a session between calls) the
 // database holds what the last read-back read: the check of that step
-// uses it again instead of reading every row and effect anew. Only Stats,
+// uses it again instead of reading every row and effect anew. On the
+// database's clock (Options.DatabaseClock) a clock move is read anew too:
+// a subject's read-back may compute what it reports from now(). Only Stats,
 // which takes the harness's time, is asked again when the clock moved. A
 // database crash forgets it all: recovery may change what is stored
 // (unlogged tables come back empty).
@@ -21,7 +23,8 @@ import (
 type priorRead struct {
 	obs     model.Observed
 	ps      []model.Problem
-	ops     bool // next and stats were read
+	at      time.Time // the harness time rows and effects were read at
+	ops     bool      // next and stats were read
 	nextAt  time.Time
 	next    bool
 	stats   Stats
@@ -30,8 +33,8 @@ type priorRead struct {
 
 // readBack returns the subject's rows and effects in the model's terms.
 func (m *machine) readBack() (model.Observed, []model.Problem, error) {
-	if !m.called && m.prior != nil {
-		return m.prior.obs, m.prior.ps, nil
+	if p := m.prior; !m.called && p != nil && (m.run.clock == nil || p.at.Equal(m.m.Now)) {
+		return p.obs, p.ps, nil
 	}
 	var rows []Row
 	var effects map[string]int
@@ -47,7 +50,7 @@ func (m *machine) readBack() (model.Observed, []model.Problem, error) {
 		return model.Observed{}, nil, err
 	}
 	obs, ps := observed(m.opts.Semantics, rows, effects)
-	m.prior, m.called = &priorRead{obs: obs, ps: ps}, false
+	m.prior, m.called = &priorRead{obs: obs, ps: ps, at: m.m.Now}, false
 	return obs, ps, nil
 }
 
