@@ -89,17 +89,22 @@ func (c *Consumer) Effects(ctx context.Context) ([]Effect, error) {
 	if err != nil {
 		return nil, definite("effects", err)
 	}
-	rows, err := conn.Query(ctx, `SELECT event_id::text, payment_id, merchant_id, amount_cents
-		FROM merchant.ledger ORDER BY event_id, payment_id`)
-	if err != nil {
-		return nil, definite("effects", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Effect, error) {
-		var e Effect
-		return e, r.Scan(&e.EventID, &e.PaymentID, &e.MerchantID, &e.AmountCents)
-	})
+	out, err := collectEffects(conn.Query(ctx, effectsSQL))
 	if err != nil {
 		return nil, definite("effects", err)
 	}
 	return out, nil
+}
+
+const effectsSQL = `SELECT event_id::text, payment_id, merchant_id, amount_cents
+		FROM merchant.ledger ORDER BY event_id, payment_id`
+
+func collectEffects(rows pgx.Rows, err error) ([]Effect, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Effect, error) {
+		var e Effect
+		return e, r.Scan(&e.EventID, &e.PaymentID, &e.MerchantID, &e.AmountCents)
+	})
 }

@@ -125,12 +125,17 @@ func (s *Store) NextAttemptAt(ctx context.Context) (time.Time, bool, error) {
 	if err != nil {
 		return time.Time{}, false, definite("next attempt", err)
 	}
-	var at *time.Time
-	if err := conn.QueryRow(ctx, s.Queries.NextAttemptAt).Scan(&at); err != nil {
+	at, ok, err := scanNextAttempt(conn.QueryRow(ctx, s.Queries.NextAttemptAt))
+	if err != nil {
 		return time.Time{}, false, definite("next attempt", err)
 	}
-	if at == nil {
-		return time.Time{}, false, nil
+	return at, ok, nil
+}
+
+func scanNextAttempt(r pgx.Row) (time.Time, bool, error) {
+	var at *time.Time
+	if err := r.Scan(&at); err != nil || at == nil {
+		return time.Time{}, false, err
 	}
 	return at.UTC(), true, nil
 }
@@ -141,10 +146,18 @@ func (s *Store) Stats(ctx context.Context, now time.Time) (Stats, error) {
 	if err != nil {
 		return Stats{}, definite("stats", err)
 	}
+	st, err := scanStats(conn.QueryRow(ctx, s.Queries.Stats), now)
+	if err != nil {
+		return Stats{}, definite("stats", err)
+	}
+	return st, nil
+}
+
+func scanStats(r pgx.Row, now time.Time) (Stats, error) {
 	var st Stats
 	var oldest *time.Time
-	if err := conn.QueryRow(ctx, s.Queries.Stats).Scan(&st.Pending, &oldest, &st.Failed, &st.Dead); err != nil {
-		return Stats{}, definite("stats", err)
+	if err := r.Scan(&st.Pending, &oldest, &st.Failed, &st.Dead); err != nil {
+		return Stats{}, err
 	}
 	if oldest != nil {
 		st.OldestPendingAge = now.Sub(*oldest)
@@ -158,13 +171,22 @@ func (s *Store) Rows(ctx context.Context) ([]Row, error) {
 	if err != nil {
 		return nil, definite("rows", err)
 	}
-	rows, err := conn.Query(ctx, `SELECT id, aggregate_id, payload::text, status, attempts,
-		COALESCE(claim_id::text, ''), claim_expires_at, available_at, created_at, published_at,
-		COALESCE(last_error, '') FROM outbox_events ORDER BY id`)
+	out, err := collectRows(conn.Query(ctx, rowsSQL))
 	if err != nil {
 		return nil, definite("rows", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Row, error) {
+	return out, nil
+}
+
+const rowsSQL = `SELECT id, aggregate_id, payload::text, status, attempts,
+		COALESCE(claim_id::text, ''), claim_expires_at, available_at, created_at, published_at,
+		COALESCE(last_error, '') FROM outbox_events ORDER BY id`
+
+func collectRows(rows pgx.Rows, err error) ([]Row, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Row, error) {
 		var row Row
 		var payload string
 		var expires, published *time.Time
@@ -175,10 +197,6 @@ func (s *Store) Rows(ctx context.Context) ([]Row, error) {
 		row.AvailableAt, row.CreatedAt = row.AvailableAt.UTC(), row.CreatedAt.UTC()
 		return row, err
 	})
-	if err != nil {
-		return nil, definite("rows", err)
-	}
-	return out, nil
 }
 
 func (s *Store) execRows(ctx context.Context, op, sql string, args ...any) (bool, error) {

@@ -36,6 +36,9 @@ func (m *machine) readBack() (model.Observed, []model.Problem, error) {
 	if p := m.prior; !m.called && p != nil && (m.run.clock == nil || p.at.Equal(m.m.Now)) {
 		return p.obs, p.ps, nil
 	}
+	if m.readsAll() {
+		return m.readAll()
+	}
 	var rows []Row
 	var effects map[string]int
 	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
@@ -51,6 +54,36 @@ func (m *machine) readBack() (model.Observed, []model.Problem, error) {
 	}
 	obs, ps := observed(m.opts.Semantics, rows, effects)
 	m.prior, m.called = &priorRead{obs: obs, ps: ps, at: m.m.Now}, false
+	return obs, ps, nil
+}
+
+// readsAll reports whether the subject reads everything back in one call
+// (ReadBacker), and the harness asks it all: it then does, instead of
+// Rows and Effects and later Stats and NextAttemptAt.
+func (m *machine) readsAll() bool {
+	t, ok := m.subj.(tallied)
+	if !ok {
+		return false
+	}
+	_, ok = t.Subject.(ReadBacker)
+	return ok && m.opts.Semantics.Has(model.OpStats) && m.opts.Semantics.Has(model.OpNextAttemptAt)
+}
+
+// readAll is readBack through ReadBacker: one call, after which readOps
+// has what it asks at this time.
+func (m *machine) readAll() (model.Observed, []model.Problem, error) {
+	var rb ReadBack
+	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
+		rb, err = m.subj.(tallied).ReadBack(ctx, m.m.Now)
+		return err
+	})
+	if err != nil {
+		m.prior = nil
+		return model.Observed{}, nil, err
+	}
+	obs, ps := observed(m.opts.Semantics, rb.Rows, rb.Effects)
+	m.prior, m.called = &priorRead{obs: obs, ps: ps, at: m.m.Now, ops: true, nextAt: rb.NextAttemptAt,
+		next: rb.HasNext, stats: rb.Stats, statsAt: m.m.Now}, false
 	return obs, ps, nil
 }
 

@@ -129,6 +129,25 @@ type Rescuer interface {
 	Rescue(ctx context.Context, now time.Time) (int, error)
 }
 
+// ReadBacker is optional: a subject that can read back everything the
+// harness reads after a step (Rows, Effects, Stats at now and
+// NextAttemptAt) in one call implements it, and the harness calls it
+// instead of the four, which makes a read-back one round trip (a
+// pipelined batch, as the reference does) instead of four. What it
+// returns must be exactly what the four methods return.
+type ReadBacker interface {
+	ReadBack(ctx context.Context, now time.Time) (ReadBack, error)
+}
+
+// ReadBack is what ReadBacker reads.
+type ReadBack struct {
+	Rows          []Row
+	Effects       map[string]int
+	Stats         Stats
+	NextAttemptAt time.Time
+	HasNext       bool // false: no row is due at any time
+}
+
 // Env is what a subject is built from.
 type Env struct {
 	// ConnString is the connection string of actor a's own link.

@@ -139,6 +139,16 @@ func (s tallied) Effects(ctx context.Context) (map[string]int, error) {
 	return effects, err
 }
 
+// ReadBack is the subject's ReadBacker (the harness calls it only when
+// the subject has one), counted as the four reads it stands for.
+func (s tallied) ReadBack(ctx context.Context, now time.Time) (ReadBack, error) {
+	rb, err := s.Subject.(ReadBacker).ReadBack(ctx, now)
+	for _, op := range []string{"Rows", "Effects", "Stats", "NextAttemptAt"} {
+		s.count(op, operator, err, false)
+	}
+	return rb, err
+}
+
 // watchedPublisher notes whether the broker failed a publish.
 type watchedPublisher struct {
 	Publisher

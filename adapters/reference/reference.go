@@ -192,7 +192,11 @@ func (s *Subject) Cleanup(ctx context.Context, now time.Time, retention time.Dur
 
 func (s *Subject) Stats(ctx context.Context, now time.Time) (properties.Stats, error) {
 	st, err := s.Admin.Stats(ctx, now)
-	return properties.Stats{Pending: st.Pending, OldestPendingAge: st.OldestPendingAge, Failed: st.Failed, Dead: st.Dead}, err
+	return stats(st), err
+}
+
+func stats(st impl.Stats) properties.Stats {
+	return properties.Stats{Pending: st.Pending, OldestPendingAge: st.OldestPendingAge, Failed: st.Failed, Dead: st.Dead}
 }
 
 func (s *Subject) Handle(ctx context.Context, c int, m properties.Message, fp properties.Failpoints) error {
@@ -208,24 +212,41 @@ func Failpoints(fp properties.Failpoints) impl.Failpoints {
 }
 
 func (s *Subject) Rows(ctx context.Context) ([]properties.Row, error) {
-	rows, err := s.Admin.Rows(ctx)
+	got, err := s.Admin.Rows(ctx)
+	return rows(got), err
+}
+
+func rows(rows []impl.Row) []properties.Row {
 	out := make([]properties.Row, len(rows))
 	for i, r := range rows {
 		out[i] = properties.Row{ID: r.ID, AggregateID: r.AggregateID, Payload: r.Payload, Status: string(r.Status),
 			Attempts: r.Attempts, ClaimID: r.ClaimID, ClaimExpiresAt: r.ClaimExpiresAt,
 			AvailableAt: r.AvailableAt, CreatedAt: r.CreatedAt, PublishedAt: r.PublishedAt}
 	}
-	return out, err
+	return out
 }
 
 func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
 	c := impl.Consumer{Session: s.Admin.Session}
-	effects, err := c.Effects(ctx)
+	got, err := c.Effects(ctx)
+	return effects(got), err
+}
+
+func effects(effects []impl.Effect) map[string]int {
 	out := map[string]int{}
 	for _, e := range effects {
 		out[e.EventID]++
 	}
-	return out, err
+	return out
+}
+
+// ReadBack reads rows, effects, stats and the next attempt in one round
+// trip (impl.Store.Snapshot).
+func (s *Subject) ReadBack(ctx context.Context, now time.Time) (properties.ReadBack, error) {
+	snap, err := s.Admin.Snapshot(ctx, now)
+	rb := properties.ReadBack{Rows: rows(snap.Rows), Effects: effects(snap.Effects), Stats: stats(snap.Stats),
+		NextAttemptAt: snap.NextAttemptAt, HasNext: snap.HasNext}
+	return rb, err
 }
 
 func (s *Subject) Crash(a properties.Actor) {
