@@ -92,6 +92,9 @@ func (s *localServer) prepare(tmpl string) error {
 	if err := os.Chmod(s.dataDir(), 0o700); err != nil {
 		return err
 	}
+	if err := s.writeHBA(); err != nil {
+		return fmt.Errorf("pg_hba.conf: %w", err)
+	}
 	if err := os.Mkdir(s.sockDir(), 0o700); err != nil {
 		return err
 	}
@@ -198,6 +201,10 @@ func (s *localServer) setPassword(ctx context.Context) error {
 		return err
 	}
 	defer closeConn(conn)
+	// md5, for hba: the role's password must be stored so.
+	if _, err = conn.Exec(ctx, "SET password_encryption = 'md5'"); err != nil {
+		return err
+	}
 	_, err = conn.Exec(ctx, "ALTER ROLE postgres PASSWORD '"+s.password+"'")
 	return err
 }
