@@ -84,7 +84,9 @@ func (a *adapter) Reset(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = conn.Exec(ctx, `TRUNCATE jq_payments, jq_jobs, jq_inbox, jq_income`)
+	// DELETE, not TRUNCATE: Reset runs before every check and every replay
+	// while shrinking, and on a few rows DELETE is ten times faster.
+	_, err = conn.Exec(ctx, `DELETE FROM jq_payments; DELETE FROM jq_jobs; DELETE FROM jq_inbox; DELETE FROM jq_income`)
 	return err
 }
 

@@ -26,8 +26,13 @@ func TestJobQueueThroughTheStepContract(t *testing.T) {
 }
 
 // Two one-line bugs a job queue really has: each is killed by the
-// property that names it, with a short story.
+// property that names it, with a short story. It skips itself under
+// -race (CI runs it on its own without): shrinking is bounded by time,
+// and the race detector's slowdown leaves a longer story.
 func TestJobQueueBugsAreCaught(t *testing.T) {
+	if raceEnabled {
+		t.Skip("shrinking is timed: go test -run TestJobQueueBugsAreCaught ./examples/jobqueue/")
+	}
 	for _, c := range []struct {
 		name, property string
 		edit           func(*jobqueue.Queries)
@@ -35,12 +40,11 @@ func TestJobQueueBugsAreCaught(t *testing.T) {
 		maxSteps       int
 		shrink         time.Duration
 	}{
-		// The story needs a claim, the lease over, a rescue, its delay over
-		// and another claim while the first claimant still holds its
-		// acknowledged publish unmarked. Under the swarm draw seed 1 finds
-		// it at check 12 (228 under the fixed draw); rapid needs about
-		// three minutes to shrink it to 9 steps (15 after one minute).
-		{name: "completion fenced by status alone", property: "fencing", maxChecks: 60, maxSteps: 10, shrink: 3 * time.Minute,
+		// The story needs a claim, the lease over and the rescuer run, its
+		// delay over, and another claim while the first claimant still
+		// holds its acknowledged publish unmarked. Seed 1 finds it at
+		// check 16; rapid shrinks it to 8 steps in about two minutes.
+		{name: "completion fenced by status alone", property: "fencing", maxChecks: 60, maxSteps: 8, shrink: 3 * time.Minute,
 			edit: func(q *jobqueue.Queries) {
 				q.Complete = strings.Replace(q.Complete, "AND attempt_token = $2", "AND $2::text IS NOT NULL", 1)
 			}},

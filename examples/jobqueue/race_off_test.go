@@ -1,0 +1,5 @@
+//go:build !race
+
+package jobqueue_test
+
+const raceEnabled = false
