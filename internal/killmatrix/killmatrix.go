@@ -91,6 +91,13 @@ func (r Row) Verdict() string {
 	return "killed"
 }
 
+// Line is the row in one line: subject, verdict, property, checks and
+// time to the first failure, the shrunk length and the time in all.
+func Line(r Row) string {
+	return fmt.Sprintf("%-28s %-15s %-22s checks %4d  to fail %6.2fs  shrunk to %2d steps  (%.1fs)",
+		r.Subject, r.Verdict(), r.Property(), r.Checks, r.ToFail.Seconds(), r.Steps(), r.Elapsed.Seconds())
+}
+
 // OK: the reference passed, or the mutant was killed by its property.
 func (r Row) OK() bool { return r.Verdict() == "killed" || r.Verdict() == "passed" }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package loopmatrix_test
+
+const raceEnabled = false
