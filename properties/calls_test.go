@@ -69,7 +69,7 @@ func (s lyingMark) Indeterminate(err error) bool {
 // When the database shows an effect of a call the subject called a
 // definite failure, the message points at Indeterminate, with the error.
 func TestDefiniteErrorThatTookEffectPointsAtIndeterminate(t *testing.T) {
-	setFlag(t, "rapid.checks", "100")
+	defer properties.Budget{Checks: 100}.Apply()() // no fail files
 	db := pgtest.Database(t)
 	rec := properties.NewRecorder(t.Name(), nil)
 	sum := properties.Run(rec, func(ctx context.Context, env properties.Env) (properties.Subject, error) {

@@ -40,7 +40,7 @@ func (s readBackSubject) Rows(ctx context.Context) ([]properties.Row, error) {
 // Rows, and what that call returns is what the harness judges: a ReadBack
 // that leaves out the ledger is caught.
 func TestReadBackerIsWhatIsRead(t *testing.T) {
-	setFlag(t, "rapid.checks", "20")
+	defer properties.Budget{Checks: 20, ShrinkTime: time.Second}.Apply()() // no fail files
 	db := pgtest.Database(t)
 	run := func(hide bool) (properties.Summary, int64, int64) {
 		var readBacks, rows atomic.Int64
