@@ -175,7 +175,14 @@ func (s *localServer) waitReady(ctx context.Context) error {
 		// Until the server says it is ready, a cheap read of its pid file
 		// every millisecond instead of a connection attempt (each forks a
 		// backend); connection attempts alone once that file cannot be read.
-		if ready, readable := pidFileReady(s.dataDir(), s.proc.Process.Pid); readable && !ready && tries < pidFileTries && ctx.Err() == nil {
+		// "ready" there is what pg_ctl waits for: the server accepts
+		// connections, and none need be made to know it (one costs 9 ms
+		// of a 50 ms restart after a database crash).
+		ready, readable := pidFileReady(s.dataDir(), s.proc.Process.Pid)
+		if ready {
+			return nil
+		}
+		if readable && tries < pidFileTries && ctx.Err() == nil {
 			tries++
 			time.Sleep(time.Millisecond)
 			continue
