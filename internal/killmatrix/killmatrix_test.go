@@ -2,8 +2,6 @@ package killmatrix_test
 
 import (
 	"context"
-	"flag"
-	"strconv"
 	"testing"
 	"time"
 
@@ -33,17 +31,13 @@ func TestKillMatrix(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the kill matrix runs without -race: go test ./internal/killmatrix/")
 	}
-	seed := uint64(1)
-	if s, _ := strconv.ParseUint(flag.Lookup("rapid.seed").Value.String(), 10, 64); s != 0 {
-		seed = s
-	}
 	// Shrinking deletes a counterexample's steps within a few seconds
-	// (redrive-new-event-id, the longest, is at 13 steps after 10 s); what
+	// (consumer-split-tx, the longest, is at 14 or 15 steps after 10 s); what
 	// rapid does after that is lower the drawn values one replay at a
 	// time, thousands of replays that never change a step count.
 	cfg := killmatrix.Config{
 		Cluster:   pgtest.Cluster(t),
-		Budget:    properties.Budget{Checks: 300, Seed: seed, ShrinkTime: 10 * time.Second},
+		Budget:    properties.Budget{Checks: 300, Seed: 1, ShrinkTime: 10 * time.Second}, // a given -rapid.* flag wins (Budget.Apply)
 		Reference: true,
 	}
 	_, err := killmatrix.Run(context.Background(), cfg, func(r killmatrix.Row) {
