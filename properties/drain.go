@@ -14,14 +14,23 @@ import (
 // lease and backoff, claims everything due, publishes, marks and delivers.
 const maxDrainRounds = 8
 
-// drain brings the system to rest and checks liveness: restart everyone,
-// then dispatch and deliver, with the broker accepting everything, until
-// nothing is due and every message is acknowledged.
+// drain brings the system to rest and checks liveness: heal, restart the
+// dispatchers that hold claims, then dispatch and deliver, with the broker accepting
+// everything, until nothing is due and every message is acknowledged.
+//
+// A dispatcher that holds no claim is restarted only if a settle cut its
+// link since its subject last heard of a crash (healing settles every
+// faulty link, and a drain call must not fail on a session its subject
+// still takes for open). Otherwise, between steps, it has nothing in
+// flight and its session is as good as a new one: a restart would only
+// cost a reconnect, about 4 ms or twenty bare SQL operations.
 func (m *machine) drain(t *rapid.T) {
-	m.record("Drain", Actor{Role: Operator}, "restart all, heal, dispatch and deliver until quiet")
+	m.record("Drain", Actor{Role: Operator}, "heal, restart the dispatchers that hold claims, dispatch and deliver until quiet")
 	m.healAll(t)
 	for d := range m.held {
-		m.crash(Actor{Role: Dispatcher, N: d})
+		if a := (Actor{Role: Dispatcher, N: d}); len(m.held[d]) > 0 || m.crashed[d] || m.unheard[a] {
+			m.crash(a)
+		}
 		m.held[d], m.crashed[d] = nil, false
 	}
 	for round := 0; round < maxDrainRounds; round++ {

@@ -35,6 +35,7 @@ func (m *machine) healAll(t *rapid.T) {
 func (m *machine) crash(a Actor) {
 	m.subj.Crash(a)
 	m.fresh[a] = true
+	delete(m.unheard, a)
 }
 
 // freshen gives actor a a session of this check's own, before a fault

@@ -71,6 +71,7 @@ func (m *machine) settle(t *rapid.T, a Actor) {
 	}
 	defer m.since(SpentSettle, time.Now())
 	m.fresh[a] = true // its next call opens a new session
+	m.unheard[a] = true
 	if err := m.links.net.Cut(a.String()); err != nil {
 		m.infra(t, "settle", err)
 	}

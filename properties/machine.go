@@ -54,6 +54,7 @@ type machine struct {
 	called  bool       // a subject call ran since the last read-back
 	links   *links
 	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
+	unheard map[Actor]bool // actors whose link a settle cut since their subject last heard of a crash
 	harness *harness
 	sum     *Summary
 	run     *runner
@@ -64,7 +65,7 @@ func newMachine(r *runner) *machine {
 	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Semantics),
 		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
 		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
-		links: r.links, fresh: map[Actor]bool{}, harness: r.harness, sum: &r.sum, run: r}
+		links: r.links, fresh: map[Actor]bool{}, unheard: map[Actor]bool{}, harness: r.harness, sum: &r.sum, run: r}
 }
 
 // call runs one call of actor a; if it fails, the actor's in-flight work
