@@ -13,8 +13,11 @@ import (
 
 // BenchmarkStepsVsBareSQL measures, side by side in one run, fault-free
 // state-machine steps per second (each step: the action, then the read-back
-// and every safety check) and the bare rate of the same operations issued
-// straight through impl with no harness. It reports both and their ratio.
+// and every safety check) against two bare rates: the four core verbs
+// issued straight through impl on warm sessions, and the same work (the
+// run's own subject calls, replayed in order with no harness, reconnects
+// after crashes included: bench.CallLog). It reports all three and the
+// cost of a step in bare operations of each.
 //
 //	go test -run '^$' -bench StepsVsBareSQL ./properties/
 func BenchmarkStepsVsBareSQL(b *testing.B) {
@@ -22,9 +25,10 @@ func BenchmarkStepsVsBareSQL(b *testing.B) {
 	setFlagTB(b, "rapid.checks", "20")
 	var steps int
 	var harness time.Duration
+	var log bench.CallLog
 	for b.Loop() {
 		start := time.Now()
-		properties.Run(b, reference.New, properties.Options{DatabaseURL: db.URL,
+		properties.Run(b, log.Record(reference.New), properties.Options{DatabaseURL: db.URL,
 			OnCheck: func(h *properties.History) { steps += len(h.Entries) }})
 		harness += time.Since(start)
 	}
@@ -33,8 +37,14 @@ func BenchmarkStepsVsBareSQL(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	same, err := log.Replay(context.Background(), pgtest.Database(b).URL, reference.New)
+	if err != nil {
+		b.Fatal(err)
+	}
 	stepRate := float64(steps) / harness.Seconds()
 	b.ReportMetric(stepRate, "steps/s")
 	b.ReportMetric(bare.Rate(), "bare-ops/s")
 	b.ReportMetric(bare.Rate()/stepRate, "bare/step-ratio")
+	b.ReportMetric(same.Rate(), "same-work-ops/s")
+	b.ReportMetric(same.Rate()/stepRate, "same-work/step-ratio")
 }

@@ -42,6 +42,7 @@ type Report struct {
 	Budget       time.Duration
 	ClusterReady []time.Duration
 	Bare         Bare
+	SameWork     Bare // the fault-free runs' own calls replayed bare (samework.go)
 	FaultFree    Throughput
 	Faulted      Throughput
 	Lengths      []Length
@@ -211,11 +212,12 @@ func (c Config) throughputs(ctx context.Context, r *Report) error {
 			return fmt.Errorf("bare SQL: %w", err)
 		}
 		r.Bare.add(bare)
-		ff, err := measure(ctx, c.Cluster, false, properties.Budget{Checks: 40, Seed: seed}, properties.DrawSwarm)
+		ff, same, err := sameWork(ctx, c.Cluster, properties.Budget{Checks: 40, Seed: seed})
 		if err != nil {
 			return err
 		}
 		r.FaultFree.add(ff)
+		r.SameWork.add(same)
 		f, err := measure(ctx, c.Cluster, true, properties.Budget{Checks: 40, Seed: seed}, properties.DrawSwarm)
 		if err != nil {
 			return err
@@ -225,7 +227,8 @@ func (c Config) throughputs(ctx context.Context, r *Report) error {
 			return err
 		}
 	}
-	c.logf("bare SQL: %.0f ops/s; fault-free: %.0f steps/s; faulted: %.0f steps/s", r.Bare.Rate(), r.FaultFree.Rate(), r.Faulted.Rate())
+	c.logf("bare SQL: %.0f ops/s; the same work bare: %.0f ops/s; fault-free: %.0f steps/s; faulted: %.0f steps/s",
+		r.Bare.Rate(), r.SameWork.Rate(), r.FaultFree.Rate(), r.Faulted.Rate())
 	for _, l := range r.Lengths {
 		c.logf("checks of about %d steps: %.0f steps/s", l.Average, l.Rate())
 	}

@@ -40,6 +40,11 @@ func (c Config) checkLengths(ctx context.Context, r *Report, seed uint64) error 
 
 // measure runs the reference under budget and returns its throughput.
 func measure(ctx context.Context, c *pgprov.Cluster, faults bool, b properties.Budget, draw properties.Draw) (Throughput, error) {
+	return measureWith(ctx, c, faults, b, draw, reference.New)
+}
+
+// measureWith is measure on the subjects newSubject builds.
+func measureWith(ctx context.Context, c *pgprov.Cluster, faults bool, b properties.Budget, draw properties.Draw, newSubject properties.NewSubject) (Throughput, error) {
 	opts, drop, err := options(ctx, c, faults)
 	if err != nil {
 		return Throughput{}, err
@@ -50,7 +55,7 @@ func measure(ctx context.Context, c *pgprov.Cluster, faults bool, b properties.B
 	defer restore()
 	var t Throughput
 	opts.OnCheck = func(h *properties.History) { t.Steps += len(h.Entries) }
-	sum := properties.Run(properties.NewRecorder("bench/throughput", nil), reference.New, opts)
+	sum := properties.Run(properties.NewRecorder("bench/throughput", nil), newSubject, opts)
 	t.Took, t.Checks, t.Time = sum.Time.Total, sum.Checks, sum.Time
 	if sum.Failure != nil {
 		return t, fmt.Errorf("the reference failed while measuring throughput: %s", sum.Failure.Message)

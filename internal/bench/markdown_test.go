@@ -16,6 +16,7 @@ func TestMarkdownComparesSideBySide(t *testing.T) {
 	s := time.Second
 	r := &Report{Seeds: 2, Budget: 30 * s, ClusterReady: []time.Duration{s},
 		Bare:      Bare{Ops: 3000, Took: s},
+		SameWork:  Bare{Ops: 1200, Took: s / 2},
 		FaultFree: Throughput{Checks: 10, Steps: 1500, Took: s, Time: &properties.Timing{Total: s}},
 		Faulted:   Throughput{Checks: 10, Steps: 750, Took: s},
 		Lengths: []Length{{Average: 30, Throughput: Throughput{Checks: 70, Steps: 900, Took: s}},
@@ -31,7 +32,8 @@ func TestMarkdownComparesSideBySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| fault-free steps/s | 1500 | 2.00 bare ops a step |",
+		"| the same work bare, ops/s | 2400 | 0.80 of the four verbs' rate |",
+		"| fault-free steps/s | 1500 | **1.60 bare ops of the same work a step** (the run 2.00× its replay); 2.00 bare ops a step of the four verbs",
 		"| fault-injected steps/s | 750 | 0.50 of fault-free; 4.00 bare ops a step |",
 		"| 3000 | 1 | 600 (600) | 600 | 1.50× |",
 		"| swarm | 30.00 s | 12000 | 400 | none |",
