@@ -97,16 +97,20 @@ func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject propertie
 	var b Bare
 	start := time.Now()
 	for i, c := range l.calls {
+		cctx, cancel := context.WithTimeout(ctx, replayCallTimeout)
 		if c.new {
 			if s != nil {
 				s.Close()
 			}
-			if s, err = newSubject(ctx, env); err != nil {
+			s, err = newSubject(cctx, env)
+			cancel()
+			if err != nil {
 				return Bare{}, fmt.Errorf("replay: new subject: %w", err)
 			}
 			continue
 		}
-		err := c.run(ctx, s)
+		err := c.run(cctx, s)
+		cancel()
 		if (err != nil) != c.fail {
 			return Bare{}, fmt.Errorf("replay: call %d of %d diverged from the recording: error %v, recorded failing: %v", i, len(l.calls), err, c.fail)
 		}
@@ -118,6 +122,10 @@ func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject propertie
 	}
 	return b, nil
 }
+
+// replayCallTimeout bounds every replayed call, as the harness's deadline
+// bounds its calls (more loosely: a slow call is timed, not failed).
+const replayCallTimeout = 5 * time.Second
 
 // accepting is a broker that acknowledges everything at once.
 type accepting struct{}
