@@ -15,8 +15,9 @@ import (
 const maxDrainRounds = 8
 
 // drain brings the system to rest and checks liveness: heal, restart the
-// dispatchers that hold claims, then dispatch and deliver, with the broker accepting
-// everything, until nothing is due and every message is acknowledged.
+// dispatchers that hold claims, then dispatch and deliver, with the
+// broker accepting everything, until nothing is due and every message is
+// acknowledged.
 //
 // A dispatcher that holds no claim is restarted only if a settle cut its
 // link since its subject last heard of a crash (healing settles every
