@@ -26,7 +26,7 @@ const maxDrainRounds = 8
 // flight and its session is as good as a new one: a restart would only
 // cost a reconnect, about 4 ms or twenty bare SQL operations.
 func (m *machine) drain(t *rapid.T) {
-	m.record("Drain", Actor{Role: Operator}, "heal, restart the dispatchers that hold claims, dispatch and deliver until quiet")
+	m.record("Drain", Actor{Role: Operator}, "heal, restart the dispatchers that hold claims or lost their link, dispatch and deliver until quiet")
 	m.healAll(t)
 	for d := range m.held {
 		if a := (Actor{Role: Dispatcher, N: d}); len(m.held[d]) > 0 || m.crashed[d] || m.unheard[a] {

@@ -104,13 +104,13 @@ func ownCalls(t Throughput) string {
 	return fmt.Sprintf("; %.2f× the subject's own calls", t.Time.Total.Seconds()/t.Time.Of(properties.SpentCalls).Seconds())
 }
 
-// sameWorkCost is the fault-free step's cost in bare operations of the same
-// work and the harness's time against the replay's ("1.62 bare ops of
-// the same work a step (the run 2.10× its replay); "), or "".
+// sameWorkCost is the fault-free step's cost in bare operations of the
+// same work, the operations a step makes, and the harness's time against
+// the replay's, or "".
 func sameWorkCost(r *Report) string {
 	if r.SameWork.Ops == 0 {
 		return ""
 	}
-	return fmt.Sprintf("**%.2f bare ops of the same work a step** (the run %.2f× its replay); ",
-		r.SameWork.Rate()/r.FaultFree.Rate(), r.FaultFree.Took.Seconds()/r.SameWork.Took.Seconds())
+	return fmt.Sprintf("**%.2f bare ops of the same work a step** (a step makes %.2f subject calls, a clock move or a publish none; the run %.2f× its replay); ",
+		r.SameWork.Rate()/r.FaultFree.Rate(), float64(r.SameWork.Ops)/float64(r.FaultFree.Steps), r.FaultFree.Took.Seconds()/r.SameWork.Took.Seconds())
 }
