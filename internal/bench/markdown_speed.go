@@ -111,6 +111,6 @@ func sameWorkCost(r *Report) string {
 	if r.SameWork.Ops == 0 {
 		return ""
 	}
-	return fmt.Sprintf("**%.2f bare ops of the same work a step** (a step makes %.2f subject calls, a clock move or a publish none; the run %.2f× its replay); ",
+	return fmt.Sprintf("**%.2f bare ops of the same work a step** (a step makes %.2f of the subject's database calls, a clock move or a publish none; the run %.2f× its replay); ",
 		r.SameWork.Rate()/r.FaultFree.Rate(), float64(r.SameWork.Ops)/float64(r.FaultFree.Steps), r.FaultFree.Took.Seconds()/r.SameWork.Took.Seconds())
 }

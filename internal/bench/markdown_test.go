@@ -33,7 +33,7 @@ func TestMarkdownComparesSideBySide(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| the same work bare, ops/s | 2400 | 0.80 of the four verbs' rate |",
-		"| fault-free steps/s | 1500 | **1.60 bare ops of the same work a step** (a step makes 0.80 subject calls, a clock move or a publish none; the run 2.00× its replay); 2.00 bare ops a step of the four verbs",
+		"| fault-free steps/s | 1500 | **1.60 bare ops of the same work a step** (a step makes 0.80 of the subject's database calls, a clock move or a publish none; the run 2.00× its replay); 2.00 bare ops a step of the four verbs",
 		"| fault-injected steps/s | 750 | 0.50 of fault-free; 4.00 bare ops a step |",
 		"| 3000 | 1 | 600 (600) | 600 | 1.50× |",
 		"| swarm | 30.00 s | 12000 | 400 | none |",
