@@ -50,7 +50,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		return infraError(err)
 	}
 	var b bytes.Buffer
-	cmd := "go run ./cmd/outboxcheck bench"
+	cmd := "go run -buildvcs=true ./cmd/outboxcheck bench" // -buildvcs: go run stamps no commit otherwise
 	if len(args) > 0 {
 		cmd += " " + strings.Join(args, " ")
 	}
