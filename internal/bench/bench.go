@@ -149,10 +149,10 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		c.logf("%-32s harness %d/%d median %v max %v; fixed draw %d/%d median %v max %v; soak killed=%v in %v", m.Name,
+		c.logf("%-32s harness %d/%d median %v max %v; fixed draw %d/%d median %v max %v; soak %s", m.Name,
 			len(k.Harness.Times), c.Seeds, k.Harness.Median().Round(time.Millisecond), k.Harness.Max().Round(time.Millisecond),
 			len(k.Fixed.Times), c.Seeds, k.Fixed.Median().Round(time.Millisecond), k.Fixed.Max().Round(time.Millisecond),
-			k.Soak.Killed, k.Soak.ToFail.Round(time.Millisecond))
+			soakLine(k.Soak.Killed, k.Soak.ToFail, c.Budget))
 		r.Kills = append(r.Kills, k)
 	}
 	if c.Loop {
@@ -284,4 +284,13 @@ func (c Config) kills(ctx context.Context, m mutants.Mutant, draw properties.Dra
 		}
 	}
 	return k, nil
+}
+
+// soakLine is a soak's outcome for the progress log: when it killed, or
+// that it survived its whole budget.
+func soakLine(killed bool, toFail, budget time.Duration) string {
+	if killed {
+		return "killed in " + toFail.Round(time.Millisecond).String()
+	}
+	return "survived " + budget.String()
 }

@@ -48,8 +48,8 @@ func (c Config) loopKills(ctx context.Context) ([]LoopKill, error) {
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		c.logf("loop:%-27s harness %d/%d median %v; soak killed=%v in %v", m.Name, len(k.Times), c.Seeds,
-			k.Median().Round(time.Millisecond), k.SoakKilled, k.SoakToFail.Round(time.Millisecond))
+		c.logf("loop:%-27s harness %d/%d median %v; soak %s", m.Name, len(k.Times), c.Seeds,
+			k.Median().Round(time.Millisecond), soakLine(k.SoakKilled, k.SoakToFail, c.Budget))
 		out = append(out, k)
 	}
 	return out, nil
