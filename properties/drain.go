@@ -29,7 +29,7 @@ func (m *machine) drain(t *rapid.T) {
 	m.record("Drain", Actor{Role: Operator}, "heal, restart the dispatchers that hold claims or lost their link, dispatch and deliver until quiet")
 	m.healAll(t)
 	for d := range m.held {
-		if a := (Actor{Role: Dispatcher, N: d}); len(m.held[d]) > 0 || m.crashed[d] || m.unheard[a] {
+		if a := (Actor{Role: Dispatcher, N: d}); len(m.held[d]) > 0 || m.unheard[a] {
 			m.crash(a)
 		}
 		m.held[d], m.crashed[d] = nil, false

@@ -22,8 +22,8 @@ func (r *Report) speedMarkdown(p func(string, ...any)) {
 		p("| the same work bare, ops/s | %.0f | %.2f of the four verbs' rate | the fault-free row's own subject calls (reset, commit, rollback, claim, mark, redrive, cleanup, handle; publishes and crashes done, not counted), recorded and replayed in order on a fresh database straight through a new reference subject, no harness: with its reconnects after each crash (%d ops in %s) |",
 			r.SameWork.Rate(), r.SameWork.Rate()/r.Bare.Rate(), r.SameWork.Ops, secs(r.SameWork.Took))
 	}
-	p("| fault-free steps/s | %.0f | %s%.2f bare ops a step of the four verbs%s | the reference, %d checks of seeds 1..3: every action, its read-back and every safety check, plus the drain (%d steps in %s) |",
-		r.FaultFree.Rate(), sameWorkCost(r), r.Bare.Rate()/r.FaultFree.Rate(), ownCalls(r.FaultFree), r.FaultFree.Checks, r.FaultFree.Steps, secs(r.FaultFree.Took))
+	p("| fault-free steps/s | %.0f | %s%.2f bare ops a step of the four verbs | the reference, %d checks of seeds 1..3: every action, its read-back and every safety check, plus the drain (%d steps in %s) |",
+		r.FaultFree.Rate(), sameWorkCost(r), r.Bare.Rate()/r.FaultFree.Rate(), r.FaultFree.Checks, r.FaultFree.Steps, secs(r.FaultFree.Took))
 	p("| fault-injected steps/s | %.0f | %.2f of fault-free; %.2f bare ops a step | the same with partitions, lost replies, broker faults, crashes mid-request and database crashes (%d checks, %d steps in %s) |",
 		r.Faulted.Rate(), r.Faulted.Rate()/r.FaultFree.Rate(), r.Bare.Rate()/r.Faulted.Rate(), r.Faulted.Checks, r.Faulted.Steps, secs(r.Faulted.Took))
 	p("")
@@ -90,18 +90,6 @@ func kindList(ks []faults.Kind) string {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
-}
-
-// ownCalls is a run's wall time against the time its subject's calls
-// took ("; 1.48× the subject's own calls"), or "" when not measured. The
-// bare rate is warm sessions; the calls of a check also reconnect after
-// each crash action and meet cold backends, which is the subject's own
-// work: this is the harness's cost over the same work.
-func ownCalls(t Throughput) string {
-	if t.Time == nil || t.Time.Of(properties.SpentCalls) <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %.2f× the subject's own calls", t.Time.Total.Seconds()/t.Time.Of(properties.SpentCalls).Seconds())
 }
 
 // sameWorkCost is the fault-free step's cost in bare operations of the

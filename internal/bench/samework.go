@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
@@ -66,18 +65,8 @@ func (l *CallLog) Record(newSubject properties.NewSubject) properties.NewSubject
 // call whose error (or its absence) differs from the recording is an
 // error: the replay would not be the same work.
 func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject properties.NewSubject) (Bare, error) {
-	base, err := url.Parse(dbURL)
-	if err != nil {
-		return Bare{}, err
-	}
 	env := l.env
-	env.ConnString = func(a properties.Actor) string {
-		u := *base
-		q := u.Query()
-		q.Set("application_name", "outboxcheck-"+a.String())
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
+	env.ConnString = func(properties.Actor) string { return dbURL }
 	next := 0
 	env.NewID = func() string {
 		if next >= len(l.ids) {
@@ -102,6 +91,7 @@ func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject propertie
 			if s != nil {
 				s.Close()
 			}
+			var err error
 			s, err = newSubject(cctx, env)
 			cancel()
 			if err != nil {
