@@ -28,6 +28,9 @@ func (brokenRedrive) Redrive(context.Context, string, time.Time) (bool, error) {
 // passed 150 checks without a word.
 func TestNeverSucceededIsCalledOut(t *testing.T) {
 	setFlag(t, "rapid.checks", "40")
+	// A fixed seed: with a random one, the reference's 40 checks now and
+	// then never reached a DEAD row to redrive, and the test failed.
+	setFlag(t, "rapid.seed", "1")
 	db := pgtest.Database(t)
 	sum := properties.Exercise(t, func(ctx context.Context, env properties.Env) (properties.Subject, error) {
 		s, err := reference.New(ctx, env)

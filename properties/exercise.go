@@ -147,6 +147,9 @@ type runner struct {
 	clock   *dbClock      // the database's clock (Options.DatabaseClock), else nil
 	calls   calls         // every call of the subject's, counted (tallied)
 	cur     *machine      // the running check
+
+	shrinkBy   time.Time // rapid's shrink deadline, once it shrinks a violation (shrinkguard.go)
+	discarding bool      // discard's panic is under way
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
@@ -182,7 +185,11 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		return r.sum
 	}
 	defer r.close()
-	rapid.Check(tb, func(t *rapid.T) {
+	rapid.Check(runTB{tb, r}, func(t *rapid.T) {
+		defer r.catchDiscard()
+		if f := r.sum.Failure; f != nil && f.Infrastructure {
+			return // never shrunk (shrinkguard.go)
+		}
 		if r.sum.First == nil && !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
 			r.sum.OutOfTime = true
 			return
@@ -206,6 +213,11 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.Checks++
 		} else {
 			r.sum.ShrinkRuns++
+			r.shrinkStarted()
+		}
+		if r.shrinkOver() {
+			r.shrinkTimeUp()
+			return
 		}
 		m := newMachine(r)
 		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
@@ -229,8 +241,12 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 				opts.OnCheck(m.hist)
 			}
 		}()
-		stop := func() bool { return r.sum.ShrinkRuns != 1 && opts.interrupted() }
+		stop := func() bool { return r.sum.ShrinkRuns != 1 && opts.interrupted() || r.shrinkOver() }
 		steps(t, m.actions(), m.Check, stop)
+		if r.shrinkOver() {
+			r.shrinkTimeUp()
+			return // a candidate given up: it passes
+		}
 		if stop() {
 			r.sum.Interrupted = true
 			return // cut short: its drain would judge a check that did not end
@@ -240,6 +256,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 	if r.sum.ShrinkRuns > 0 {
 		r.sum.ShrinkEnd = time.Since(r.started)
 	}
+	r.logStopped(tb)
 	if r.links.net != nil {
 		r.sum.Network = r.links.net.Coverage()
 	}

@@ -27,9 +27,21 @@ type FirstFailure struct {
 
 // record keeps f as the run's failure. rapid replays the shrunk
 // counterexample last, so the last failure recorded is the shrunk one.
+// While shrinking, only a failure of the same kind (the same property, a
+// panic for a panic) replaces the one found: rapid shrinks towards it
+// alone, and a found violation is never replaced by anything else.
 func (r *runner) record(f Failure) {
+	if old := r.sum.Failure; old != nil && r.sum.ShrinkRuns > 0 && !old.sameKind(f) {
+		return
+	}
 	if r.sum.Failure == nil {
 		r.sum.First = &FirstFailure{Check: r.sum.Checks, Elapsed: time.Since(r.started)}
 	}
 	r.sum.Failure = &f
+}
+
+// sameKind reports whether f and g are failures of one kind: the same
+// property, or both panics, subject errors or infrastructure errors.
+func (f Failure) sameKind(g Failure) bool {
+	return f.Infrastructure == g.Infrastructure && f.Panic == g.Panic && f.SubjectError == g.SubjectError && f.Property == g.Property
 }

@@ -58,7 +58,10 @@ type machine struct {
 	harness *harness
 	sum     *Summary
 	run     *runner
-	logf    func(format string, args ...any) // the check's log (see steps)
+
+	draining bool                             // the drain is running: its calls get a plumbing deadline (callTimeout)
+	drainTry int                              // which try of a drain call this is, from 0
+	logf     func(format string, args ...any) // the check's log (see steps)
 }
 
 func newMachine(r *runner) *machine {
@@ -87,11 +90,20 @@ func (m *machine) do(a Actor, fn func(ctx context.Context) error) error {
 // deadline as SpentDeadlines). A call that a fault of the harness's own
 // keeps from an answer before its deadline has its deadline brought
 // forward (watchStalls): it fails as it would have, only sooner.
+// Plumbing (a read-back, a reset) is retried instead: see plumb.
 func (m *machine) doAs(a Actor, s Spent, fn func(ctx context.Context) error) error {
 	if s != SpentReadBacks && s != spentNone { // together sets it for its calls
 		m.called = true // it may have changed what is stored
 	}
-	ctx, cancel := newCallCtx(m.ctx, m.opts.CallTimeout)
+	if isPlumbing(s) {
+		return m.plumb(a, s, fn)
+	}
+	return m.doWithin(a, s, m.callTimeout(), fn)
+}
+
+// doWithin runs one call of actor a under a deadline of timeout.
+func (m *machine) doWithin(a Actor, s Spent, timeout time.Duration, fn func(ctx context.Context) error) error {
+	ctx, cancel := newCallCtx(m.ctx, timeout)
 	defer cancel()
 	defer m.watchStalls(a, ctx)()
 	start := time.Now()
@@ -159,7 +171,13 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 }
 
 // infra fails the check as an infrastructure error: never a property.
+//
+// While a violation is being shrunk, the candidate is given up instead:
+// it passes, and the violation stays the verdict (shrinkguard.go).
 func (m *machine) infra(t *rapid.T, what string, err error) {
+	if m.run.shrinkingViolation() {
+		m.run.discard(fmt.Sprintf("a candidate met infrastructure trouble: %s: %v", what, err))
+	}
 	m.run.record(Failure{Infrastructure: true, Message: fmt.Sprintf("%s: %v", what, err), History: m.hist.clone()})
 	t.Fatalf("infrastructure error: %s: %v", what, err)
 }

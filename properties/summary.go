@@ -37,6 +37,13 @@ type Summary struct {
 	// ShrinkEnd is when shrinking ended, from the run's start; zero when
 	// nothing was shrunk. It began at First.Elapsed.
 	ShrinkEnd time.Duration
+	// ShrinkDiscarded counts shrink candidates given up because they met
+	// infrastructure trouble (they count as passing: the counterexample
+	// stays the last one that failed), and ShrinkStopped says why
+	// shrinking stopped before rapid was done, if it did: such a
+	// candidate, or the shrink time running out. Empty: it ran its course.
+	ShrinkDiscarded int
+	ShrinkStopped   string
 	// Time is where the run's wall time went.
 	Time *Timing
 }

@@ -38,6 +38,16 @@ type Timing struct {
 	// EndedEarly those of them whose deadline the harness brought forward
 	// because a fault of its own held their request.
 	Deadlines, EndedEarly int
+	// Retried counts the harness's own calls (read-backs, resets, the
+	// drain's claims) tried again after a timeout or a lost session: a
+	// slow machine's cost, never a verdict.
+	Retried int
+}
+
+func (t *Timing) retried() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Retried++
 }
 
 func (t *Timing) deadline(early bool) {
@@ -92,6 +102,9 @@ func (t *Timing) String() string {
 		if s == SpentDeadlines && t.Deadlines > 0 && len(parts) > 0 {
 			parts[len(parts)-1] += fmt.Sprintf(" [%d calls, %d ended early]", t.Deadlines, t.EndedEarly)
 		}
+		if s == SpentReadBacks && t.Retried > 0 && len(parts) > 0 {
+			parts[len(parts)-1] += fmt.Sprintf(" [%d of the harness's own calls retried]", t.Retried)
+		}
 	}
 	share("model and rapid", t.Other())
 	return strings.Join(parts, ", ")
@@ -106,7 +119,7 @@ func (t *Timing) Add(o *Timing) {
 		return
 	}
 	o.mu.Lock()
-	spent, total, deadlines, early := o.spent, o.Total, o.Deadlines, o.EndedEarly
+	spent, total, deadlines, early, retried := o.spent, o.Total, o.Deadlines, o.EndedEarly, o.Retried
 	o.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -116,4 +129,5 @@ func (t *Timing) Add(o *Timing) {
 	t.Total += total
 	t.Deadlines += deadlines
 	t.EndedEarly += early
+	t.Retried += retried
 }

@@ -1,0 +1,148 @@
+package properties_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// A violation, once found, is the verdict: infrastructure trouble that
+// meets shrink candidates (here every other replay's reset times out on
+// every try) discards those candidates, and the run still ends with the
+// violation, its story a check that failed with it, never an
+// infrastructure error.
+func TestInfrastructureWhileShrinkingKeepsTheViolation(t *testing.T) {
+	setFlag(t, "rapid.checks", "50")
+	setFlag(t, "rapid.shrinktime", "20s")
+	setFlag(t, "rapid.nofailfile", "true")
+	var shrinking atomic.Bool
+	newSubject := func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+		s, err := reference.Mutated(mutants.MarkPublishedBeforePublishing)(ctx, env)
+		return &resetTrouble{Subject: s, on: &shrinking}, err
+	}
+	rec := properties.NewRecorder(t.Name(), nil)
+	opts := properties.Options{DatabaseURL: pgtest.Database(t).URL, OnCheck: func(h *properties.History) {
+		shrinking.Store(shrinking.Load() || h.Shrinking)
+	}}
+	sum := properties.Run(rec, newSubject, opts)
+	f := sum.Failure
+	if f == nil || f.Infrastructure || f.Property != "no-loss" {
+		t.Fatalf("failure %+v, want the violation of no-loss\n%s", f, rec.Output())
+	}
+	if sum.ShrinkDiscarded == 0 || !strings.Contains(sum.ShrinkStopped, "infrastructure trouble") {
+		t.Fatalf("%d candidates discarded (stopped: %q): the trouble never met shrinking", sum.ShrinkDiscarded, sum.ShrinkStopped)
+	}
+	if es := f.History.Entries; len(es) == 0 {
+		t.Fatalf("the story has %d steps:\n%s", len(es), f.History.Story())
+	}
+	if out := rec.Output(); strings.Contains(out, "flaky test") || strings.Contains(out, "infrastructure error:") {
+		t.Fatalf("rapid's output reads as flaky or infrastructure:\n%s", out)
+	}
+	t.Logf("no-loss in %d steps; %d candidates discarded; %d shrink runs; stopped: %q", len(f.History.Entries), sum.ShrinkDiscarded, sum.ShrinkRuns, sum.ShrinkStopped)
+}
+
+// resetTrouble is a subject whose Reset times out, on every try, in every
+// other check once shrinking has begun (on). The harness retries a reset
+// after Crash(operator), so a Reset with no such crash before it begins a
+// check.
+type resetTrouble struct {
+	properties.Subject
+	on     *atomic.Bool
+	checks int
+	retry  bool
+}
+
+func (s *resetTrouble) Crash(a properties.Actor) {
+	s.retry = s.retry || a.Role == properties.Operator
+	s.Subject.Crash(a)
+}
+
+func (s *resetTrouble) Reset(ctx context.Context) error {
+	if !s.retry {
+		s.checks++
+	}
+	s.retry = false
+	if s.on.Load() && s.checks%2 == 0 {
+		return fmt.Errorf("reset: %w", context.DeadlineExceeded)
+	}
+	return s.Subject.Reset(ctx)
+}
+
+// A shrink deadline bounds shrinking: candidates past it stop at their
+// next step, and new ones do not start. Here, once shrinking has begun,
+// every call of the subject's producer and dispatchers takes a second, so a
+// candidate takes seconds: rapid, which looks at its deadline only between
+// candidates, would finish the one in progress and then replay the
+// counterexample twice more (for the fail file and for its output).
+func TestShrinkTimeBoundsShrinking(t *testing.T) {
+	const budget = 2 * time.Second
+	setFlag(t, "rapid.checks", "50")
+	setFlag(t, "rapid.shrinktime", budget.String())
+	setFlag(t, "rapid.nofailfile", "true")
+	var shrinking atomic.Bool
+	newSubject := func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+		s, err := reference.Mutated(mutants.MarkPublishedBeforePublishing)(ctx, env)
+		return &slowSubject{Subject: s, slow: &shrinking}, err
+	}
+	rec := properties.NewRecorder(t.Name(), nil)
+	opts := properties.Options{DatabaseURL: pgtest.Database(t).URL, OnCheck: func(h *properties.History) {
+		shrinking.Store(shrinking.Load() || h.Shrinking)
+	}}
+	sum := properties.Run(rec, newSubject, opts)
+	f := sum.Failure
+	if f == nil || f.Property != "no-loss" || sum.First == nil {
+		t.Fatalf("failure %+v, want no-loss\n%s", f, rec.Output())
+	}
+	spent := sum.ShrinkEnd - sum.First.Elapsed
+	t.Logf("shrinking took %v of a %v budget, %d replays, stopped: %q; %d steps", spent.Round(time.Millisecond), budget, sum.ShrinkRuns, sum.ShrinkStopped, len(f.History.Entries))
+	if !strings.Contains(rec.Output(), "shrinking stopped early") && sum.ShrinkStopped != "" {
+		t.Errorf("shrinking stopped early, and the story was not printed:\n%s", rec.Output())
+	}
+	// The bound is the issue's: the budget and 5 s (the step in progress,
+	// a second here, and its read-back). Not a speed test: on a slow machine
+	// only the read-backs are slower.
+	if limit := budget + 5*time.Second; spent > limit {
+		t.Fatalf("shrinking took %v, past %v", spent, limit)
+	}
+}
+
+// slowSubject takes a second before every call of its producer and
+// dispatchers while slow is set.
+type slowSubject struct {
+	properties.Subject
+	slow *atomic.Bool
+}
+
+func (s *slowSubject) wait() {
+	if s.slow.Load() {
+		time.Sleep(time.Second)
+	}
+}
+
+func (s *slowSubject) Commit(ctx context.Context, p properties.Payment, now time.Time) (string, error) {
+	s.wait()
+	return s.Subject.Commit(ctx, p, now)
+}
+
+func (s *slowSubject) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+	s.wait()
+	return s.Subject.Claim(ctx, d, now, limit)
+}
+
+func (s *slowSubject) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
+	s.wait()
+	return s.Subject.Publish(ctx, d, c, pub)
+}
+
+func (s *slowSubject) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+	s.wait()
+	return s.Subject.MarkPublished(ctx, d, c, now)
+}
