@@ -2,6 +2,7 @@ package properties
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -18,7 +19,8 @@ type callCtx struct {
 	mu       sync.Mutex
 	deadline time.Time
 	err      error
-	early    bool // the deadline was brought forward
+	early    bool   // the deadline was brought forward
+	why      string // what the watcher saw, when early
 }
 
 // newCallCtx is context.WithTimeout(parent, timeout) with endEarly.
@@ -51,6 +53,26 @@ func (c *callCtx) Value(key any) any { return c.parent.Value(key) }
 
 // endEarly makes the deadline now, if it has not passed.
 func (c *callCtx) endEarly() { c.end(context.DeadlineExceeded, true) }
+
+// endEarlyFor is endEarly, saying why: the fault the watcher saw.
+func (c *callCtx) endEarlyFor(why string) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.why = why
+	}
+	c.mu.Unlock()
+	c.endEarly()
+}
+
+// earlyWhy is what ended the call early ("" if nothing did).
+func (c *callCtx) earlyWhy() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.early {
+		return ""
+	}
+	return c.why
+}
 
 // endedEarly reports whether endEarly ended the call.
 func (c *callCtx) endedEarly() bool {
@@ -90,8 +112,11 @@ func (m *machine) watchStalls(a Actor, ctx *callCtx) (stop func()) {
 		return func() {}
 	}
 	stop, err := m.links.net.Watch(a.String(), func(until time.Time) {
-		if until.IsZero() || until.After(ctx.until()) {
-			ctx.endEarly()
+		switch {
+		case until.IsZero():
+			ctx.endEarlyFor("a partition on " + a.String() + "'s link held its request")
+		case until.After(ctx.until()):
+			ctx.endEarlyFor(fmt.Sprintf("a delay on %s's link forwards its request %v after the call's deadline", a, until.Sub(ctx.until()).Round(time.Millisecond)))
 		}
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -33,6 +34,14 @@ func TestReferenceUnderFaults(t *testing.T) {
 	// The cluster's own goroutines predate the run; a crash restarts its
 	// postmaster under a new one.
 	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pgprov.startPinned.func1"))()
+	said := 0 // results that say which fault ended their call early
+	opts.OnCheck = func(h *properties.History) {
+		for _, e := range h.Entries {
+			if strings.Contains(e.Result, "(ended early: a partition on "+e.Actor+"'s link held its request)") {
+				said++
+			}
+		}
+	}
 	sum := properties.Exercise(t, reference.New, opts)
 	for _, k := range faults.All {
 		if c := sum.Network[k]; c.Struck == 0 || c.Affected == 0 {
@@ -52,5 +61,8 @@ func TestReferenceUnderFaults(t *testing.T) {
 	// deadline: the harness ends it then, rather than waiting it out.
 	if sum.Network[faults.Blackhole].Affected > 0 && sum.Time.EndedEarly == 0 {
 		t.Errorf("blackholes held requests, yet no call was ended early: %d calls ran into their deadline", sum.Time.Deadlines)
+	}
+	if sum.Time.EndedEarly > 0 && said == 0 {
+		t.Errorf("%d calls were ended early, and no result says which fault ended it", sum.Time.EndedEarly)
 	}
 }

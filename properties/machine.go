@@ -59,6 +59,7 @@ type machine struct {
 	sum     *Summary
 	run     *runner
 
+	early    string                           // the fault that ended the last call early, or ""
 	draining bool                             // the drain is running: its calls get a plumbing deadline (callTimeout)
 	drainTry int                              // which try of a drain call this is, from 0
 	logf     func(format string, args ...any) // the check's log (see steps)
@@ -106,6 +107,10 @@ func (m *machine) doWithin(a Actor, s Spent, timeout time.Duration, fn func(ctx 
 	ctx, cancel := newCallCtx(m.ctx, timeout)
 	defer cancel()
 	defer m.watchStalls(a, ctx)()
+	if s != spentNone { // together's calls run at once: it notes nothing
+		m.early = ""
+		defer func() { m.early = ctx.earlyWhy() }()
+	}
 	start := time.Now()
 	defer func() {
 		if s == SpentCalls && ctx.Err() != nil {
@@ -135,6 +140,7 @@ func (m *machine) outcome(err error) model.Outcome {
 
 func (m *machine) record(action string, a Actor, input string) *Entry {
 	m.flushBroker()
+	m.early = ""
 	return m.hist.add(Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
 }
 
@@ -175,6 +181,9 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 // While a violation is being shrunk, the candidate is given up instead:
 // it passes, and the violation stays the verdict (shrinkguard.go).
 func (m *machine) infra(t *rapid.T, what string, err error) {
+	if m.early != "" {
+		what += " (ended early: " + m.early + ")"
+	}
 	if m.run.shrinkingViolation() {
 		m.run.discard(fmt.Sprintf("a candidate met infrastructure trouble: %s: %v", what, err))
 	}

@@ -20,8 +20,12 @@ const (
 )
 
 // finish sets e's result and outcome from the call's error.
+// A call that the harness ended early says which fault it saw.
 func (m *machine) finish(e *Entry, err error, ok string) {
 	e.Result, e.Outcome = result(err, ok), m.outcomeWord(err)
+	if err != nil && m.early != "" {
+		e.Result += " (ended early: " + m.early + ")"
+	}
 }
 
 // outcomeWord names the outcome of a call that returned err.
