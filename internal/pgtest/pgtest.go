@@ -5,6 +5,7 @@ package pgtest
 
 import (
 	"context"
+	"flag"
 	"os"
 	"sync"
 	"testing"
@@ -19,8 +20,12 @@ var shared struct {
 	err     error
 }
 
-// Main runs the tests and then stops the shared cluster.
+// Main runs the tests and then stops the shared cluster. Unless the
+// command line names -rapid.nofailfile, rapid writes no fail files (see
+// noFailFiles).
 func Main(m *testing.M) {
+	flag.Parse()
+	noFailFiles()
 	code := m.Run()
 	if shared.cluster != nil {
 		if err := shared.cluster.Close(); err != nil {
