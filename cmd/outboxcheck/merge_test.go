@@ -25,8 +25,9 @@ func fakeReport(t *testing.T, shard string, edit func(*reports.Report)) string {
 }
 
 // report merge refuses, in one line with exit 2 and writing nothing, an
-// output that is one of its inputs and inputs that are not every shard of
-// one run; every shard of one run it merges.
+// output that is one of its inputs, inputs that are not every shard of one
+// run, and shards without a verdict (never 130: no signal came); every
+// shard of one run it merges.
 func TestMergeRefuses(t *testing.T) {
 	s1, s2 := fakeReport(t, "1/2", nil), fakeReport(t, "2/2", nil)
 	link := filepath.Join(t.TempDir(), "link")
@@ -36,6 +37,7 @@ func TestMergeRefuses(t *testing.T) {
 	of3 := fakeReport(t, "1/3", nil)
 	loop := fakeReport(t, "2/2", func(r *reports.Report) { r.Contract = reports.LoopContract })
 	mutant := fakeReport(t, "2/2", func(r *reports.Report) { r.Subject = "claim-no-reclaim" })
+	stopped := fakeReport(t, "2/2", func(r *reports.Report) { r.Verdict, r.Interrupted = reports.Interrupted, true })
 	before, _ := os.ReadFile(filepath.Join(s1, "report.json"))
 	for _, c := range []struct {
 		name, out string
@@ -51,6 +53,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"not a shard", "", []string{s1, s2, fakeReport(t, "", nil)}, "is not a shard"},
 		{"different contracts", "", []string{s1, loop}, "different contracts: step and loop"},
 		{"different subjects", "", []string{s1, mutant}, "different subjects: reference and claim-no-reclaim"},
+		{"no verdict", "", []string{s1, stopped}, "shard 2/2 was interrupted before it found anything"},
 	} {
 		out := c.out
 		if out == "" {

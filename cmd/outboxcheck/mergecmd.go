@@ -5,13 +5,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
 // reportCmd merges shard reports. It refuses, exit 2 and nothing written,
-// an output that is one of its inputs, and inputs that are not every shard
-// of one run (reports.Merge).
+// an output that is one of its inputs, inputs that are not every shard of
+// one run (reports.Merge), and shards that together have no verdict, one
+// of them interrupted and none finding anything (130 is a signal's, and
+// merge received none).
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "merge" {
 		return usageErrorf("usage: outboxcheck report merge --out DIR REPORT-DIR...")
@@ -38,6 +41,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	merged, err := reports.Merge(rs)
 	if err != nil {
 		return usageErrorf("report merge: %v", err)
+	}
+	if merged.Verdict == reports.Interrupted {
+		return usageErrorf("report merge: shard %s was interrupted before it found anything, and no other shard found anything: run it again, then merge", interrupted(rs))
 	}
 	dir, err := ownReportDir(*out)
 	if err != nil {
@@ -67,4 +73,16 @@ func sameDirAs(out string, dirs []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// interrupted names the shards of rs a signal stopped before they found
+// anything.
+func interrupted(rs []*reports.Report) string {
+	var names []string
+	for _, r := range rs {
+		if r.Verdict == reports.Interrupted {
+			names = append(names, r.Shard)
+		}
+	}
+	return strings.Join(names, ", ")
 }
