@@ -3,6 +3,7 @@ package pgprov
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -34,11 +35,11 @@ var fixes = map[string]string{
 // also tells its TLS attempt (sslmode=prefer) before the plain one the
 // server refused, which says nothing the user must act on.
 func (r *Refusal) Error() string {
-	s := fmt.Sprintf("%s (SQLSTATE %s)", r.Server.Message, r.Server.Code)
+	s := r.Server.Message
 	if r.Server.Detail != "" {
-		s += ": " + r.Server.Detail
+		s += ": " + strings.TrimSuffix(r.Server.Detail, ".")
 	}
-	return fmt.Sprintf("%s, %s: %s", s, r.Doing, fixes[r.Server.Code])
+	return fmt.Sprintf("%s (SQLSTATE %s), %s: %s", s, r.Server.Code, r.Doing, fixes[r.Server.Code])
 }
 
 func (r *Refusal) Unwrap() error { return r.Server }

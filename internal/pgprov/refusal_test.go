@@ -26,17 +26,19 @@ func TestRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = admin.Exec(ctx, "CREATE ROLE nocreate LOGIN PASSWORD 'pw'")
-	closeConn(admin)
-	if err != nil {
-		t.Fatal(err)
+	for _, sql := range []string{"CREATE ROLE nocreate LOGIN PASSWORD 'pw'", "CREATE DATABASE closed", "REVOKE CONNECT ON DATABASE closed FROM PUBLIC"} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
 	}
+	closeConn(admin)
 
 	for _, tc := range []struct {
 		name, url, code, says string
 	}{
 		{"wrong password", withLogin(t, c.adminURL, "postgres", "wrong", "postgres"), "28P01", `password authentication failed for user "postgres" (SQLSTATE 28P01), connecting to postgres@127.0.0.1:`},
 		{"no such database", withLogin(t, c.adminURL, "", "", "no_such_db"), "3D000", `database "no_such_db" does not exist (SQLSTATE 3D000), connecting to`},
+		{"no CONNECT", withLogin(t, c.adminURL, "nocreate", "pw", "closed"), "42501", `permission denied for database "closed": User does not have CONNECT privilege (SQLSTATE 42501), connecting to nocreate@`},
 	} {
 		_, err := Start(ctx, Options{DatabaseURL: tc.url})
 		var r *Refusal
