@@ -124,8 +124,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 // again. A pass exits 0, and a subject error that stopped no check 4, as
 // their runs did; any other such report cannot be replayed, exit 2: an
 // interrupted run found nothing, a merge keeps its counterexample in its
-// shard's report, and a run without a report directory or stopped by
-// the infrastructure kept none. Never 130: replay received no signal.
+// shard's report, and a run the infrastructure stopped kept none. Never
+// 130: replay received no signal.
 func nothingToReplay(rep *reports.Report, stdout io.Writer) error {
 	switch {
 	case rep.Verdict == reports.Pass:
