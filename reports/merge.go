@@ -6,7 +6,9 @@ import (
 	"slices"
 )
 
-// Merge combines the reports of one sharded run. The verdict is the worst
+// Merge combines the reports of one sharded run: every shard i/n of it
+// once, of one contract and subject, or an error that says which is not
+// (see oneRun). The verdict is the worst
 // (a violation over a panic over a subject error over an infrastructure
 // error over an interrupt over a pass); counts
 // and coverage add up; the counterexample is the first shard's that has one.
@@ -16,18 +18,15 @@ func Merge(rs []*Report) (*Report, error) {
 	}
 	rs = slices.Clone(rs)
 	slices.SortStableFunc(rs, func(a, b *Report) int { return compareShard(a.Shard, b.Shard) })
+	if err := oneRun(rs); err != nil {
+		return nil, err
+	}
 	first := rs[0]
-	m := &Report{Schema: Schema, Environment: first.Environment, Subject: first.Subject, Args: first.Args,
+	m := &Report{Schema: Schema, Environment: first.Environment, Contract: first.Contract, Subject: first.Subject, Args: first.Args,
 		Seed: first.Seed, Faults: first.Faults, Concurrent: first.Concurrent, Started: first.Started, Verdict: Pass,
 		Coverage: Coverage{Network: map[string]KindCoverage{}, Crashes: map[string]int{}, NotApplicable: map[string]string{}}}
 	props := map[string]int{}
 	for _, r := range rs {
-		if r.Subject != m.Subject {
-			return nil, fmt.Errorf("shards of different subjects: %s and %s", m.Subject, r.Subject)
-		}
-		if slices.Contains(m.Merged, r.Shard) && r.Shard != "" {
-			return nil, fmt.Errorf("shard %s given twice", r.Shard)
-		}
 		m.Merged = append(m.Merged, r.Shard)
 		if r.Started.Before(m.Started) {
 			m.Started = r.Started

@@ -54,7 +54,9 @@ func TestRatePlotOnlyForLongRuns(t *testing.T) {
 	}
 	short := progressSample()
 	short.Progress = short.Progress[:minPlotChecks-1]
-	merged, err := Merge([]*Report{progressSample(), progressSample()})
+	half1, half2 := progressSample(), progressSample()
+	half1.Shard, half2.Shard = "1/2", "2/2"
+	merged, err := Merge([]*Report{half1, half2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,10 @@ const (
 type Report struct {
 	Schema      string      `json:"schema"`
 	Environment Environment `json:"environment"`
-	Subject     string      `json:"subject"`
+	// Contract is what the subject was checked through: StepContract or
+	// LoopContract; absent from older reports.
+	Contract string `json:"contract,omitempty"`
+	Subject  string `json:"subject"`
 	// SQLQueries and SQLSchema are the SQL contract's files, when it ran:
 	// relative paths are copies inside the report directory (replay uses
 	// them), absolute ones the user's files themselves (no report

@@ -19,9 +19,11 @@ type session struct {
 	intr    *interrupts
 }
 
-// openSession finds or starts PostgreSQL. A malformed URL is the user's
-// error; an interrupt is the user's stop; anything else is the
-// infrastructure's.
+// openSession finds or starts PostgreSQL. A malformed URL, or one the
+// server refuses on grounds no retry cures (a wrong password, a database
+// that does not exist: see infraError), is the user's error, exit 2; an
+// interrupt is the user's stop; anything else is the infrastructure's,
+// exit 3.
 // A graceful session stops its run at the first interrupt (see
 // interrupts); any other ends at once, cleaning up.
 func openSession(url string, stderr io.Writer, graceful bool) (*session, error) {

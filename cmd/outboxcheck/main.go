@@ -11,13 +11,15 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 )
 
 // Exit codes.
 const (
 	exitOK        = 0 // every property held (run); every mutant killed and the reference passed (mutants)
 	exitViolation = 1 // a property was violated (run); the kill matrix has a survivor (mutants)
-	exitUsage     = 2 // bad flags, arguments or configuration
+	exitUsage     = 2 // bad flags, arguments or configuration (a server's refusal no retry cures among them)
 	exitInfra     = 3 // infrastructure: PostgreSQL could not start, the cluster was lost, a harness deadline
 	exitSubject   = 4 // the subject could not be checked: one of its operations never succeeded
 )
@@ -41,7 +43,9 @@ the local server binaries (a throwaway cluster).
 exit codes:
   0  every property held
   1  a property was violated (mutants: a mutant survived or the reference failed)
-  2  usage or configuration error (bad flags; the team's queries or schema)
+  2  usage or configuration error (bad flags; a database URL that is not one,
+     or that the server refuses: wrong password, no such database, no
+     CREATEDB; the team's queries or schema; a report replay or merge refuses)
   3  infrastructure error (PostgreSQL could not start, the cluster was lost,
      a deadline on the harness's own plumbing)
   4  subject error: one of the subject's operations failed on every call,
@@ -107,7 +111,16 @@ func usageErrorf(format string, args ...any) error {
 	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// infraError is err as an infrastructure error, exit 3, which a CI job may
+// retry; unless the server refused on grounds no retry cures (a
+// *pgprov.Refusal: a wrong password, a database that does not exist, no
+// CREATEDB), which is the user's configuration, exit 2, the server's own
+// message first.
 func infraError(err error) error {
+	var r *pgprov.Refusal
+	if errors.As(err, &r) {
+		return &codedError{code: exitUsage, err: r}
+	}
 	return &codedError{code: exitInfra, err: fmt.Errorf("infrastructure error: %w", err)}
 }
 

@@ -37,12 +37,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "report: %s, verdict %s\n", rep.Subject, rep.Verdict)
 	}
 	ce := rep.Failure
-	switch {
-	case rep.Verdict == reports.Pass:
-		fmt.Fprintln(stdout, "the run passed: there is no counterexample to replay")
-		return nil
-	case ce == nil || ce.FailFile == "":
-		return &codedError{code: rep.ExitCode(), err: fmt.Errorf("the report has no recorded counterexample to replay (verdict %s)", rep.Verdict)}
+	if rep.Verdict == reports.Pass || ce == nil || ce.FailFile == "" {
+		return nothingToReplay(rep, stdout)
 	}
 	failFile := filepath.Join(dir, ce.FailFile)
 	if _, err := os.Stat(failFile); err != nil {
@@ -122,6 +118,27 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		return &codedError{code: code, err: fmt.Errorf("%s", again.Verdict), quiet: true}
 	}
 	return nil
+}
+
+// nothingToReplay is the exit of a report without a counterexample to run
+// again. A pass exits 0, and a subject error that stopped no check 4, as
+// their runs did; any other such report cannot be replayed, exit 2: an
+// interrupted run found nothing, a merge keeps its counterexample in its
+// shard's report, and a run the infrastructure stopped kept none. Never
+// 130: replay received no signal.
+func nothingToReplay(rep *reports.Report, stdout io.Writer) error {
+	switch {
+	case rep.Verdict == reports.Pass:
+		fmt.Fprintln(stdout, "the run passed: there is no counterexample to replay")
+		return nil
+	case rep.Verdict == reports.SubjectError:
+		return &codedError{code: exitSubject, err: fmt.Errorf("replay: the report has no recorded counterexample to replay (verdict %s)", rep.Verdict)}
+	case rep.Verdict == reports.Interrupted:
+		return usageErrorf("replay: nothing to replay: the run was interrupted before it found anything (verdict %s)", rep.Verdict)
+	case len(rep.Merged) > 0:
+		return usageErrorf("replay: a merged report keeps no fail file: replay the report of the shard that found the failure")
+	}
+	return usageErrorf("replay: the report has no recorded counterexample to replay (verdict %s)", rep.Verdict)
 }
 
 // unusableFailFile is rapid's reason for passing over a fail file (it

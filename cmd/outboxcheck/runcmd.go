@@ -134,10 +134,18 @@ func (c *runConfig) newReport(ses *session) *reports.Report {
 	ctx, cancel := context.WithTimeout(ses.ctx, 10*time.Second)
 	defer cancel()
 	settings, _ := ses.cluster.Settings(ctx) // a report without them is still a report
-	return &reports.Report{Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
+	return &reports.Report{Contract: c.contract(), Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
 		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
 		Environment: reports.Environment{Tool: toolVersion(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source), ServerSettings: settings}}
+}
+
+// contract names what the run checks its subject through.
+func (c *runConfig) contract() string {
+	if c.loop {
+		return reports.LoopContract
+	}
+	return reports.StepContract
 }
 
 func (c *runConfig) budgetText() string {

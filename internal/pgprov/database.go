@@ -30,18 +30,20 @@ type Database struct {
 }
 
 // NewDatabase creates a fresh, empty database marked as the tool's own.
+// A server that will not let the URL's role in or create it is a
+// *Refusal (see there).
 func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
 	name := "outboxcheck_" + randomHex(8)
 	ctx, cancel := context.WithTimeout(ctx, ddlTimeout)
 	defer cancel()
 	conn, err := connect(ctx, c.adminURL)
 	if err != nil {
-		return nil, fmt.Errorf("create database: %w", err)
+		return nil, refused(fmt.Errorf("create database: %w", err), "connecting to "+redact(c.adminURL))
 	}
 	defer closeConn(conn)
 	ident := pgx.Identifier{name}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident+" TEMPLATE template0"); err != nil {
-		return nil, fmt.Errorf("create database %s: %w", name, err)
+		return nil, refused(fmt.Errorf("create database %s: %w", name, err), "creating database "+name+" on "+redact(c.adminURL))
 	}
 	o := thisRun()
 	o.Token = randomHex(16)
