@@ -83,6 +83,12 @@ type Options struct {
 	// value) or DrawFixed. A fail file replays only under the Draw that
 	// made it.
 	Draw Draw
+	// MaxShrinkRuns, if set, bounds shrinking by work instead of time:
+	// after this many replays, rapid's further candidates pass at once
+	// (shrinkguard.go). The same seed then shrinks to the same
+	// counterexample on a fast machine and on a loaded one; rapid's shrink
+	// time still applies too.
+	MaxShrinkRuns int
 }
 
 // interrupted reports whether o.Interrupt is closed.

@@ -49,9 +49,16 @@ func (r *runner) shrinkingViolation() bool {
 }
 
 // shrinkOver reports whether the check running is a shrink candidate past
-// the shrink deadline: it is given up at its next step.
+// the shrink deadline, or past Options.MaxShrinkRuns: it is given up at
+// its next step.
 func (r *runner) shrinkOver() bool {
-	return r.shrinkingViolation() && !r.shrinkBy.IsZero() && time.Now().After(r.shrinkBy)
+	if !r.shrinkingViolation() {
+		return false
+	}
+	if n := r.opts.MaxShrinkRuns; n > 0 && r.sum.ShrinkRuns > n {
+		return true
+	}
+	return !r.shrinkBy.IsZero() && time.Now().After(r.shrinkBy)
 }
 
 // discard gives up the running shrink candidate: it passes.
@@ -64,10 +71,15 @@ func (r *runner) discard(why string) {
 	panic(discarded{why})
 }
 
-// shrinkTimeUp notes a candidate given up at the shrink deadline.
+// shrinkTimeUp notes a candidate given up at the shrink deadline (or
+// past MaxShrinkRuns).
 func (r *runner) shrinkTimeUp() {
-	if r.sum.ShrinkStopped == "" {
-		r.sum.ShrinkStopped = "the shrink time ran out"
+	if r.sum.ShrinkStopped != "" {
+		return
+	}
+	r.sum.ShrinkStopped = "the shrink time ran out"
+	if n := r.opts.MaxShrinkRuns; n > 0 && r.sum.ShrinkRuns > n {
+		r.sum.ShrinkStopped = fmt.Sprintf("the budget of %d shrink replays ran out", n)
 	}
 }
 

@@ -146,3 +146,28 @@ func (s *slowSubject) MarkPublished(ctx context.Context, d int, c properties.Cla
 	s.wait()
 	return s.Subject.MarkPublished(ctx, d, c, now)
 }
+
+// A shrink budget in replays (Options.MaxShrinkRuns) does not depend on
+// the machine's speed: the same seed shrinks to the same counterexample.
+// Here, stopped after a few replays, it is still the violation, and
+// two runs give the same story.
+func TestShrinkRunsBoundShrinking(t *testing.T) {
+	setFlag(t, "rapid.checks", "50")
+	setFlag(t, "rapid.seed", "5")
+	setFlag(t, "rapid.nofailfile", "true")
+	run := func() properties.Summary {
+		rec := properties.NewRecorder(t.Name(), nil)
+		return properties.Run(rec, reference.Mutated(mutants.MarkPublishedBeforePublishing),
+			properties.Options{DatabaseURL: pgtest.Database(t).URL, MaxShrinkRuns: 4})
+	}
+	a, b := run(), run()
+	for _, s := range []properties.Summary{a, b} {
+		if f := s.Failure; f == nil || f.Property != "no-loss" || s.ShrinkStopped != "the budget of 4 shrink replays ran out" {
+			t.Fatalf("failure %+v, stopped %q: want no-loss, stopped by the budget", f, s.ShrinkStopped)
+		}
+	}
+	if x, y := a.Failure.History.Story(), b.Failure.History.Story(); x != y {
+		t.Fatalf("two runs of one seed shrank to different stories:\n%s\n--\n%s", x, y)
+	}
+	t.Logf("%d steps after 4 replays", len(a.Failure.History.Entries))
+}

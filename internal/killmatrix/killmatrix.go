@@ -22,6 +22,10 @@ import (
 type Config struct {
 	Cluster *pgprov.Cluster   // where each subject gets a fresh database
 	Budget  properties.Budget // per subject; the run stops at its first failure
+	// ShrinkRuns, if set, bounds each step row's shrinking by replays
+	// (properties.Options.MaxShrinkRuns) as well as by Budget.ShrinkTime:
+	// a row's counterexample is then the same on a loaded machine.
+	ShrinkRuns int
 	Mutants []mutants.Mutant  // default mutants.All
 	// Reference also runs the reference implementation, fault-free, under
 	// faults and with concurrent steps, which must pass.
@@ -168,7 +172,7 @@ func (c Config) run(ctx context.Context, s subject) (Row, error) {
 		return Row{}, err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	opts := properties.Options{DatabaseURL: db.URL, Faults: s.faults, Concurrent: s.concurrent}
+	opts := properties.Options{DatabaseURL: db.URL, Faults: s.faults, Concurrent: s.concurrent, MaxShrinkRuns: c.ShrinkRuns}
 	if s.faults && c.Cluster.Owned() {
 		opts.CrashDatabase = c.Cluster.Crash
 	}
