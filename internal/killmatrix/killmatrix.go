@@ -26,7 +26,7 @@ type Config struct {
 	// (properties.Options.MaxShrinkRuns) as well as by Budget.ShrinkTime:
 	// a row's counterexample is then the same on a loaded machine.
 	ShrinkRuns int
-	Mutants []mutants.Mutant  // default mutants.All
+	Mutants    []mutants.Mutant // default mutants.All
 	// Reference also runs the reference implementation, fault-free, under
 	// faults and with concurrent steps, which must pass.
 	Reference bool
