@@ -89,9 +89,8 @@ func (m *machine) advance(t *rapid.T, dt time.Duration) {
 // syncClock sets the database's clock to the harness's, for a subject
 // that reads time from the database (Options.DatabaseClock).
 func (m *machine) syncClock(t *rapid.T) {
-	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CallTimeout)
-	defer cancel()
-	if err := m.run.clock.set(ctx, m.m.Now); err != nil {
+	set := func(ctx context.Context) error { return m.run.clock.set(ctx, m.m.Now) } // reconnects a closed session
+	if err := withRetries(m.ctx, m.opts.CallTimeout, set); err != nil {
 		m.infra(t, "set the database clock", err)
 	}
 }

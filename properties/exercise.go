@@ -308,7 +308,7 @@ func (r *runner) open(newSubject NewSubject) error {
 		}
 	}
 	r.harness = &harness{url: r.opts.DatabaseURL}
-	if err = r.harness.reconnect(r.ctx); err != nil {
+	if err = withRetries(r.ctx, 0, r.harness.reconnect); err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	// Every check deletes the subject's rows: never in a database the tool
@@ -367,7 +367,7 @@ func (r *runner) open(newSubject NewSubject) error {
 // the server sees a moment later; without faults nothing settles it) is
 // not left behind: only one still there after leftoverGrace is.
 func (r *runner) leftovers() error {
-	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(r.ctx, 3*leftoverGrace)
 	defer cancel()
 	m := &machine{ctx: ctx, harness: r.harness}
 	deadline := time.Now().Add(leftoverGrace)
@@ -385,8 +385,10 @@ func (r *runner) leftovers() error {
 	}
 }
 
-// leftoverGrace is how long a session may take to go once its client is.
-const leftoverGrace = 2 * time.Second
+// leftoverGrace is how long a session may take to go once its client is:
+// generous, since a loaded machine is slow (a session that is gone ends
+// the wait at once).
+const leftoverGrace = 10 * time.Second
 
 func (r *runner) close() {
 	if r.subj != nil {

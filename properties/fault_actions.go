@@ -149,7 +149,7 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 		m.crash(a) // their sockets are dead; let them reconnect
 	}
 	m.subj.Crash(Actor{Role: Operator})
-	if err := m.harness.reconnect(m.ctx); err != nil {
+	if err := withRetries(m.ctx, 0, m.harness.reconnect); err != nil {
 		m.infra(t, "reconnect after database crash", err)
 	}
 	m.run.clock.forget() // recovery may have lost its last setting

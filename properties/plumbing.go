@@ -57,3 +57,20 @@ func (m *machine) callTimeout() time.Duration {
 	}
 	return m.opts.CallTimeout
 }
+
+// withRetries runs fn, a call on one of the harness's own sessions (its
+// clock, its pg_stat_activity session), under each of plumbingDeadlines in
+// turn (or floor, if longer) until it succeeds or fails for a reason of
+// its own: fn must reconnect a session that a timed-out try closed.
+func withRetries(parent context.Context, floor time.Duration, fn func(ctx context.Context) error) error {
+	var err error
+	for _, d := range plumbingDeadlines {
+		ctx, cancel := context.WithTimeout(parent, max(d, floor))
+		err = fn(ctx)
+		cancel()
+		if err == nil || ownError(err, true) || parent.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
