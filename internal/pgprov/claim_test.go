@@ -124,7 +124,7 @@ func toolDBName() string { return dbPrefix + randomHex(8) }
 // the tool made is swept; a copied, forged (zero token, or signed with
 // another key) or missing marker, a name without the prefix, an owner
 // other than the session's role, a comment copied onto a later database
-// of the same name: each is listed with its reason, survives the sweep
+// of the same name (also of one this process made): each is listed with its reason, survives the sweep
 // and DropLeftover (clean --all), and is refused by EnsureOwned.
 func TestOnlyAVerifiedMarkerMakesADatabaseTheTools(t *testing.T) {
 	f := newFixture(t)
@@ -174,6 +174,18 @@ func TestOnlyAVerifiedMarkerMakesADatabaseTheTools(t *testing.T) {
 	f.create(later.Name, "")
 	f.comment(later.Name, laterMark)
 	add(later.Name, whyToken)
+
+	// One this process made, dropped behind its back and made again by
+	// someone else, comment and all, is this process's no more.
+	replaced, err := f.c.NewDatabase(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replacedMark := f.row(replaced.Name).Comment
+	f.exec("DROP DATABASE " + replaced.Name)
+	f.create(replaced.Name, "")
+	f.comment(replaced.Name, replacedMark)
+	add(replaced.Name, whyToken)
 
 	left, err := f.c.Leftovers(f.ctx)
 	if err != nil {
