@@ -10,24 +10,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 )
 
 // TestMain lets a test run the command itself in a child process (to
-// SIGKILL it): OUTBOXCHECK_TEST_MAIN=1 makes the test binary outboxcheck.
+// SIGKILL it): OUTBOXCHECK_TEST_MAIN=1 makes the test binary outboxcheck;
+// OUTBOXCHECK_TEST_NEWDB=URL makes it a run that creates its database
+// there and dies without dropping it (see toolRun).
 func TestMain(m *testing.M) {
 	if os.Getenv("OUTBOXCHECK_TEST_MAIN") == "1" {
 		main()
+	}
+	if url := os.Getenv("OUTBOXCHECK_TEST_NEWDB"); url != "" {
+		newDatabaseAndDie(url)
 	}
 	os.Exit(m.Run())
 }
 
 // A run on a --database-url server that is SIGKILLed leaves its database;
-// the next run drops it, because its owner is provably gone, and says so.
-// `clean` lists and drops what is left; the server's other databases are
-// never touched.
+// the next run drops it, because its marker verifies and its owner is
+// provably gone, and says so. (owner_test.go: what it and clean leave.)
 func TestKilledRunsDatabaseIsSwept(t *testing.T) {
 	ctx := context.Background()
 	server, err := pgprov.Start(ctx, pgprov.Options{NoDocker: true})
@@ -36,6 +38,7 @@ func TestKilledRunsDatabaseIsSwept(t *testing.T) {
 	}
 	defer server.Close()
 	url := server.URL()
+	isolateOwnerKey(t)
 
 	child := exec.Command(os.Args[0], "run", "--database-url", url, "--no-faults", "--checks", "100000", "--report-dir", "")
 	child.Env = append(os.Environ(), "OUTBOXCHECK_TEST_MAIN=1")
@@ -51,7 +54,7 @@ func TestKilledRunsDatabaseIsSwept(t *testing.T) {
 	child.Wait()
 
 	left, err := server.Leftovers(ctx)
-	if err != nil || len(left) != 1 || !left[0].Gone || left[0].PID != child.Process.Pid {
+	if err != nil || len(left) != 1 || !left[0].Ours() || !left[0].Gone || left[0].PID != child.Process.Pid {
 		t.Fatalf("leftovers after SIGKILL: %v, %v; want the child's one database, gone", left, err)
 	}
 	code, _, stderr := cliErr(t, "run", "--database-url", url, "--no-faults", "--checks", "1", "--report-dir", "")
@@ -60,38 +63,5 @@ func TestKilledRunsDatabaseIsSwept(t *testing.T) {
 	}
 	if again, err := server.Leftovers(ctx); err != nil || len(again) != 0 {
 		t.Fatalf("leftovers after the next run: %v, %v", again, err)
-	}
-
-	// A database marked by a run that may still be running (another
-	// host) is kept by a run, listed by clean --dry-run, dropped by
-	// clean --all; an unmarked one is never listed.
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	db := struct{ Name string }{"outboxcheck_elsewhere"}
-	for _, sql := range []string{"CREATE DATABASE " + db.Name,
-		"COMMENT ON DATABASE " + db.Name + " IS 'created by outboxcheck; safe to drop; host=elsewhere pid=1 started=2026-01-01T00:00:00Z token=x'"} {
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE users_own"); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, _ := cliErr(t, "clean", "--database-url", url, "--dry-run")
-	if code != exitOK || !strings.Contains(stdout, db.Name+" (pid 1 on elsewhere") || strings.Contains(stdout, "users_own") {
-		t.Fatalf("clean --dry-run: exit %d:\n%s", code, stdout)
-	}
-	if code, stdout, _ = cliErr(t, "clean", "--database-url", url); code != exitOK || !strings.Contains(stdout, "kept "+db.Name) {
-		t.Fatalf("clean: exit %d:\n%s", code, stdout)
-	}
-	if code, stdout, _ = cliErr(t, "clean", "--database-url", url, "--all"); code != exitOK || !strings.Contains(stdout, "dropped "+db.Name) {
-		t.Fatalf("clean --all: exit %d:\n%s", code, stdout)
-	}
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = 'users_own'").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("the user's database: %d, %v", n, err)
 	}
 }

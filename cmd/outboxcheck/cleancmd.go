@@ -11,12 +11,14 @@ import (
 )
 
 // cleanCmd lists the tool's databases on a server, left by runs that did
-// not drop them (SIGKILL, a lost connection), and drops them.
+// not drop them (SIGKILL, a lost connection), and drops them. It drops
+// only databases whose marker verifies as the tool's (pgprov.Leftover),
+// and says, one line each, what it left and why.
 func cleanCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("clean", "Lists the databases outboxcheck runs left on a PostgreSQL server (outboxcheck_<hex>, marked as\nthe tool's) and drops them. A run whose process is alive on this host is left alone.", stderr)
+	fs := newFlags("clean", "Drops the databases outboxcheck runs left on a PostgreSQL server: named outboxcheck_<hex>, owned by\nthe role you connect as, and marked with a token signed by this OS user's owner key. A run whose\nprocess is alive on this host is left alone; so is every database that is not provably the tool's,\nwith the reason.", stderr)
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL)")
-	dry := fs.Bool("dry-run", false, "list them only")
-	all := fs.Bool("all", false, "drop them even if their run may still be running (another host, or an older version's mark)")
+	dry := fs.Bool("dry-run", false, "list what would be dropped and what would be left, drop nothing")
+	all := fs.Bool("all", false, "also drop the tool's databases whose run may still be running (another host or pid namespace)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
@@ -31,27 +33,53 @@ func cleanCmd(args []string, stdout, stderr io.Writer) error {
 	if ses.cluster.Source != pgprov.SourceURL {
 		return usageErrorf("clean needs --database-url or OUTBOXCHECK_DATABASE_URL: a server the tool starts itself holds nothing to clean")
 	}
+	if err := pgprov.EnsureOwnerKey(); err != nil {
+		fmt.Fprintf(stderr, "outboxcheck: warning: %s: no database can be verified as the tool's, none is dropped\n", oneLine(err.Error()))
+	}
 	ctx, cancel := context.WithTimeout(ses.ctx, 5*time.Minute)
 	defer cancel()
-	left, err := ses.cluster.Leftovers(ctx)
+	found, err := ses.cluster.Leftovers(ctx)
 	if err != nil {
 		return infraError(err)
 	}
-	dropped := 0
-	for _, l := range left {
-		switch {
-		case *dry:
-			fmt.Fprintf(stdout, "%s\n", l)
-		case !l.Gone && !*all:
-			fmt.Fprintf(stdout, "kept %s: its run may still be running (--all drops it)\n", l)
-		default:
-			if err := ses.cluster.DropLeftover(ctx, l); err != nil {
+	return clean(ctx, ses.cluster, found, *dry, *all, stdout)
+}
+
+// clean drops the databases found that are the tool's and whose run is
+// gone (with all, also those that may still be running), says what it
+// left and why, one line each, and sums up. With dry it drops nothing and
+// says what it would drop.
+func clean(ctx context.Context, c *pgprov.Cluster, found []pgprov.Leftover, dry, all bool, w io.Writer) error {
+	act, verb := "dropped", "dropped"
+	if dry {
+		act, verb = "would drop", "would be dropped"
+	}
+	var ours, dropped int
+	for _, l := range found {
+		if l.Ours() {
+			ours++
+		}
+		if !l.Ours() || !l.Gone && !all {
+			fmt.Fprintf(w, "left %s: %s%s\n", l.Name, leftWhy(l), allDrops(l, all))
+			continue
+		}
+		if !dry {
+			if err := c.DropLeftover(ctx, l); err != nil {
 				return infraError(err)
 			}
-			dropped++
-			fmt.Fprintf(stdout, "dropped %s\n", l)
 		}
+		dropped++
+		fmt.Fprintf(w, "%s %s\n", act, l)
 	}
-	fmt.Fprintf(stdout, "outboxcheck: %d databases of outboxcheck's found, %d dropped\n", len(left), dropped)
+	fmt.Fprintf(w, "outboxcheck: databases of outboxcheck's: %d found, %d %s; %d others left, not provably its\n", ours, dropped, verb, len(found)-ours)
 	return nil
+}
+
+// allDrops notes that --all would drop a database of the tool's that
+// clean leaves because its run may still be running.
+func allDrops(l pgprov.Leftover, all bool) string {
+	if l.Ours() && !all {
+		return " (--all drops it)"
+	}
+	return ""
 }

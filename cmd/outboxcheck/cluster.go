@@ -54,20 +54,38 @@ func openSession(url string, stderr io.Writer, graceful bool) (*session, error) 
 }
 
 // sweep drops the tool's databases on a URL server whose run is provably
-// gone (killed with SIGKILL before it could drop its own), and says so.
+// gone (killed with SIGKILL before it could drop its own), and says so;
+// it says, one line each, what it left and why: a database is dropped
+// only if its marker verifies (pgprov.Leftover), never on its comment's
+// word.
 func (s *session) sweep(stderr io.Writer) {
 	if s.cluster.Source != pgprov.SourceURL {
 		return
 	}
+	if err := pgprov.EnsureOwnerKey(); err != nil {
+		fmt.Fprintf(stderr, "outboxcheck: warning: %s: no database is swept, and a later run cannot sweep this one's\n", oneLine(err.Error()))
+	}
 	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
 	defer cancel()
-	dropped, err := s.cluster.SweepLeftovers(ctx)
+	dropped, left, err := s.cluster.SweepLeftovers(ctx)
 	for _, l := range dropped {
 		fmt.Fprintf(stderr, "outboxcheck: dropped database %s, left by a run that is gone\n", l)
+	}
+	for _, l := range left {
+		fmt.Fprintf(stderr, "outboxcheck: left database %s: %s\n", l.Name, leftWhy(l))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxcheck: warning: sweeping leftover databases: %s\n", oneLine(err.Error()))
 	}
+}
+
+// leftWhy says why a leftover database is left: not the tool's, or its
+// run may still be running.
+func leftWhy(l pgprov.Leftover) string {
+	if !l.Ours() {
+		return l.Refused
+	}
+	return fmt.Sprintf("its run (pid %d on %s, started %s) may still be running", l.PID, l.Host, l.Started.Format(time.RFC3339))
 }
 
 func (s *session) close() {

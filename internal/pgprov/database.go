@@ -14,8 +14,7 @@ import (
 )
 
 // ownerMark begins the comment every database the tool creates carries
-// (see owner.go). A database without it is never reset or dropped, nor
-// one with it that this process did not create.
+// (see owner.go). The mark alone proves nothing: see claim.go.
 const ownerMark = "created by outboxcheck; safe to drop"
 
 // ddlTimeout bounds CREATE and DROP DATABASE.
@@ -29,11 +28,14 @@ type Database struct {
 	cluster *Cluster
 }
 
-// NewDatabase creates a fresh, empty database marked as the tool's own.
-// A server that will not let the URL's role in or create it is a
-// *Refusal (see there).
+// NewDatabase creates a fresh, empty database marked as the tool's own:
+// its comment carries a token signed with the owner key, so that a later
+// run may verify it and drop it once this one is gone. Without an owner
+// key (EnsureOwnerKey) the token is random: only this process may reset
+// or drop the database. A server that will not let the URL's role in or
+// create it is a *Refusal (see there).
 func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
-	name := "outboxcheck_" + randomHex(8)
+	name := dbPrefix + randomHex(8)
 	ctx, cancel := context.WithTimeout(ctx, ddlTimeout)
 	defer cancel()
 	conn, err := connect(ctx, c.adminURL)
@@ -45,10 +47,7 @@ func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident+" TEMPLATE template0"); err != nil {
 		return nil, refused(fmt.Errorf("create database %s: %w", name, err), "creating database "+name+" on "+redact(c.adminURL))
 	}
-	o := thisRun()
-	o.Token = randomHex(16)
-	owned.Store(name, o.Token)
-	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+ident+" IS '"+strings.ReplaceAll(o.comment(), "'", "''")+"'"); err != nil {
+	if err := mark(ctx, conn, name); err != nil {
 		return nil, fmt.Errorf("mark database %s: %w", name, err)
 	}
 	url, err := withDatabase(c.adminURL, name)
@@ -63,6 +62,28 @@ func (c *Cluster) NewDatabase(ctx context.Context) (*Database, error) {
 	c.dbs[d] = struct{}{}
 	c.mu.Unlock()
 	return d, nil
+}
+
+// mark writes the owner mark on the database name this process just
+// created, and records it as created here.
+func mark(ctx context.Context, conn *pgx.Conn, name string) error {
+	d, err := readDB(ctx, conn, name)
+	if err != nil {
+		return err
+	}
+	s, err := readServer(ctx, conn)
+	if err != nil {
+		return err
+	}
+	o := thisRun()
+	if key, err := ownerKey(); err == nil {
+		o.Token = token(key, s, d, o.body())
+	} else {
+		o.Token = randomHex(32)
+	}
+	owned.Store(name, ownedDB{OID: d.OID, Token: o.Token})
+	_, err = conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS '"+strings.ReplaceAll(o.comment(), "'", "''")+"'")
+	return err
 }
 
 // Drop removes the database, ending any session still connected to it.
@@ -88,13 +109,19 @@ func (d *Database) Drop(ctx context.Context) error {
 	return nil
 }
 
-// ErrNotOwned is returned when asked to work in a database the tool did not
-// create.
-var ErrNotOwned = errors.New("database was not created by this outboxcheck run; refusing to touch it")
+// ErrNotOwned is returned when asked to work in, or drop, a database that
+// is not provably the tool's (see EnsureOwned).
+var ErrNotOwned = errors.New("database is not outboxcheck's (not created by this outboxcheck run, nor marked by one under this user's owner key); refusing to touch it")
 
-// EnsureOwned fails with ErrNotOwned unless the database conn is connected
-// to carries the tool's mark. Callers check it before deleting rows.
+// EnsureOwned fails with ErrNotOwned, saying why, unless the database conn
+// is connected to was created by this process, or verifies as the tool's:
+// its name is one the tool makes (outboxcheck_<16 hex>), its owner is the
+// role conn connects as, and its marker's token is signed with this OS
+// user's owner key over the server, its name and OID. Callers check it
+// before deleting rows.
 func EnsureOwned(ctx context.Context, conn *pgx.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, ddlTimeout)
+	defer cancel()
 	var name string
 	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&name); err != nil {
 		return fmt.Errorf("check database owner: %w", err)
@@ -102,20 +129,28 @@ func EnsureOwned(ctx context.Context, conn *pgx.Conn) error {
 	return checkOwned(ctx, conn, name)
 }
 
+// checkOwned is EnsureOwned for the database name (conn may be on
+// another); one that does not exist is no error.
 func checkOwned(ctx context.Context, conn *pgx.Conn, name string) error {
-	var mark *string
-	err := conn.QueryRow(ctx,
-		"SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1", name).Scan(&mark)
+	ctx, cancel := context.WithTimeout(ctx, ddlTimeout)
+	defer cancel()
+	d, err := readDB(ctx, conn, name)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil // already gone
 	}
 	if err != nil {
 		return fmt.Errorf("check database owner: %w", err)
 	}
-	o, ok := parseOwner(deref(mark))
-	token, mine := owned.Load(name)
-	if !ok || !mine || o.Token != token.(string) {
-		return fmt.Errorf("%s: %w", name, ErrNotOwned)
+	if createdHere(d) {
+		return nil
+	}
+	s, err := readServer(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("check database owner: %w", err)
+	}
+	key, keyErr := ownerKey()
+	if _, why := verify(d, s, key, keyErr); why != "" {
+		return fmt.Errorf("%s: %w: %s", name, ErrNotOwned, why)
 	}
 	return nil
 }

@@ -29,7 +29,8 @@ func TestOwnerGoneNeedsTheSamePIDNamespace(t *testing.T) {
 			t.Errorf("%+v: gone %v, want %v", c.o, got, c.gone)
 		}
 	}
-	if o, ok := parseOwner(me.comment()); !ok || o.PIDNS != me.PIDNS || o.PID != me.PID || o.Host != me.Host {
-		t.Errorf("parseOwner(comment) = %+v, %v; want %+v", o, ok, me)
+	me.Token = "abc"
+	if o, body, ok := parseOwner(me.comment()); !ok || o.PIDNS != me.PIDNS || o.PID != me.PID || o.Host != me.Host || o.Token != "abc" || body != me.body() {
+		t.Errorf("parseOwner(comment) = %+v, %q, %v; want %+v", o, body, ok, me)
 	}
 }

@@ -22,6 +22,7 @@ func TestLocalClusterLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("cluster ready in %v (version %s)", time.Since(start), c.Version)
+	isolateOwnerKey(t)
 	root := c.local.root
 	if !c.Owned() || c.Source != SourceLocal {
 		t.Fatalf("want an owned local cluster, got %s", c.Source)

@@ -22,6 +22,7 @@ func ownedDatabase(t *testing.T) (*Cluster, *Database, *pgx.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	isolateOwnerKey(t)
 	db, err := c.NewDatabase(ctx)
 	if err != nil {
 		t.Fatal(err)

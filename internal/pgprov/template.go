@@ -9,20 +9,13 @@ import (
 	"strings"
 )
 
-// EnvCacheDir overrides where prepared template data directories are kept.
-const EnvCacheDir = "OUTBOXCHECK_CACHE_DIR"
-
 // templateDir returns a prepared data directory for this server version,
 // running initdb once per machine (per cache dir). Processes racing to make
 // it each build their own and the first rename wins.
 func templateDir(bin binaries, as runAs) (string, error) {
-	base := os.Getenv(EnvCacheDir)
-	if base == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			d = os.TempDir()
-		}
-		base = filepath.Join(d, "outboxcheck")
+	base, err := cacheDir()
+	if err != nil {
+		base = filepath.Join(os.TempDir(), "outboxcheck")
 	}
 	final := filepath.Join(base, "pgdata-template-"+bin.version)
 	if st, err := os.Stat(filepath.Join(final, "PG_VERSION")); err == nil && !st.IsDir() {
