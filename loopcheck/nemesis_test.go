@@ -30,7 +30,11 @@ func replayKills(t *testing.T, mutant loopcheck.NewSubject, opts loopcheck.Optio
 // A relay whose failure update is rolled back with the send retries a
 // refused event at once: backoff, from the broker's record.
 func TestAttemptsRolledBackIsKilledByBackoff(t *testing.T) {
-	replayKills(t, refloop.AttemptsRolledBack, loopcheck.Options{MaxAttempts: 3}, poisoned, "backoff")
+	// backoff judges a retry only within a lease of the payment's commit
+	// (an older claim may come later): a 3 s lease leaves a loaded
+	// machine's relay time to fail the publish and retry it (300 ms did
+	// not).
+	replayKills(t, refloop.AttemptsRolledBack, loopcheck.Options{MaxAttempts: 3, Lease: 3 * time.Second}, poisoned, "backoff")
 }
 
 // A relay that never writes DEAD retries a poison event for ever, spaced
