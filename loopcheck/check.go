@@ -42,6 +42,8 @@ type check struct {
 	holdWG sync.WaitGroup
 	// failed is a failure a step itself found (relay-isolation's probe).
 	failed *properties.Failure
+	// judged counts the schedule's judgements of each property.
+	judged judged
 	// quitter is the first relay incarnation whose Dispatch returned
 	// unasked, and quitErr what it returned (relayLiveness).
 	quitMu  sync.Mutex
@@ -79,6 +81,7 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		return nil, fmt.Errorf("reset: %w", err)
 	}
 	defer c.shutdown()
+	defer func() { r.tally.fold(c.judged) }()
 	defer func() {
 		c.histMu.Lock()
 		defer c.histMu.Unlock()
@@ -99,6 +102,7 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		if f := c.relayLiveness(); f != nil {
 			return f, nil
 		}
+		c.judged.step("relay-liveness")
 		if f := c.atMostOnce(); f != nil {
 			return f, nil
 		}
@@ -238,6 +242,7 @@ func (c *check) step(st Step) {
 	case "hold-tx":
 		c.holdTx(st.For)
 	case "wedge":
+		c.tally.wedgeStep()
 		c.failed = c.wedge()
 	case "broker-down":
 		c.brokerDown(st.For)

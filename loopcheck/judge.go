@@ -154,6 +154,8 @@ func (c *check) quiesce() (*properties.Failure, error) {
 				return f, nil
 			}
 			if c.settled(cur) {
+				c.judged.atEnd("no-loss", 1)
+				c.judged.atEnd("timely-delivery", 1)
 				return nil, nil
 			}
 			if p := cur.progress(); p != last {
@@ -228,6 +230,7 @@ func (c *check) liveness(e endState, waited time.Duration) *properties.Failure {
 		waited.Round(time.Millisecond), c.opts.Recovery, c.opts.HardBound())
 	tally := fmt.Sprintf("%d delivered, %d dead, %d pending, %d lost", len(byOutcome[Delivered]), len(byOutcome[Dead]),
 		len(byOutcome[Pending]), len(byOutcome[Lost]))
+	c.judged.atEnd("no-loss", 1)
 	if lost := byOutcome[Lost]; len(lost) > 0 {
 		var why []string
 		for _, pay := range lost {
@@ -236,6 +239,7 @@ func (c *check) liveness(e endState, waited time.Duration) *properties.Failure {
 		return c.fail("no-loss", fmt.Sprintf("committed, not delivered, not dead, not pending: %s; %s; %s",
 			strings.Join(why, ", "), tally, wait))
 	}
+	c.judged.atEnd("timely-delivery", 1)
 	if late := byOutcome[Pending]; len(late) > 0 {
 		return c.fail("timely-delivery", fmt.Sprintf("late: still pending in the subject's outbox: %s; %s; %s",
 			strings.Join(late, ", "), tally, wait))

@@ -76,15 +76,18 @@ func (c *check) probe(wedged int) *properties.Failure {
 		return nil
 	}
 	if why := c.unprobeable(wedged); why != "" {
+		c.tally.unprobed(why)
 		c.record("Probe", "operator", "relay-isolation", "not judged: "+why)
 		return nil
 	}
 	c.produce(true)
 	pay := fmt.Sprintf("pay-%d", c.pays)
 	if !c.paid[pay] {
+		c.tally.unprobed("the probe's commit failed")
 		c.record("Probe", "operator", "relay-isolation", "not judged: the probe's commit failed")
 		return nil
 	}
+	c.judged.step("relay-isolation")
 	bound, start := iso.IsolationBound(), time.Now()
 	for time.Since(start) <= bound {
 		if c.carried(pay) {

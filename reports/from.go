@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/model"
@@ -60,10 +59,14 @@ func (r *Report) Fill(sum properties.Summary) {
 		}
 		r.Failure = ce
 	}
-	r.Properties = verdicts(r.Verdict, f)
-	for i, p := range r.Properties {
-		if why := sum.NotApplicable[p.Name]; why != "" && p.Verdict != Violated {
-			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
+	if sum.Properties != nil {
+		r.Properties = fromRecords(r.Verdict, f, sum.Properties)
+	} else {
+		r.Properties = verdicts(r.Verdict, f)
+		for i, p := range r.Properties {
+			if why := sum.NotApplicable[p.Name]; why != "" && p.Verdict != Violated {
+				r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
+			}
 		}
 	}
 	r.fillProgress(sum)
@@ -88,7 +91,7 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 	var out []Property
 	add := func(names []string, kind string) {
 		for _, n := range names {
-			p := Property{Name: n, Kind: kind, Verdict: Held}
+			p := Property{Name: n, Kind: kind, Checked: map[string]string{"safety": "after every action", "liveness": "after the drain"}[kind], Verdict: Held}
 			switch {
 			case verdict == Infrastructure, verdict == SubjectError:
 				p.Verdict = NotChecked
@@ -104,14 +107,4 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 	add(model.SafetyProperties, "safety")
 	add(model.LivenessProperties, "liveness")
 	return out
-}
-
-// Only marks every property outside checked not applicable, saying why:
-// the loop contract, for one, sees no rows and no claims.
-func (r *Report) Only(checked []string, why string) {
-	for i, p := range r.Properties {
-		if !slices.Contains(checked, p.Name) && p.Verdict != Violated {
-			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
-		}
-	}
 }

@@ -23,7 +23,11 @@ func (r *Report) HTML(w io.Writer) error {
 		Story    []storyRow
 		Folded   int
 		Upper    string
-	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r)}
+		// JudgedCounted: the properties table has a "judged" column.
+		JudgedCounted       bool
+		FaultsNotApplicable []string
+	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r),
+		JudgedCounted: judgedCounted(r.Properties), FaultsNotApplicable: r.faultsNotApplicable()}
 	if r.Failure != nil && len(r.Failure.Steps) > 0 {
 		t := newTimeline(r.Failure.Steps)
 		data.Timeline = &t

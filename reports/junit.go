@@ -51,8 +51,8 @@ func (r *Report) JUnit(w io.Writer) error {
 		case NotChecked:
 			c.Error = &junitMessage{Message: oneLine(r.Message)}
 			s.Errors++
-		case NotApplicable:
-			c.Skipped = &junitMessage{Message: p.Detail}
+		case NotApplicable, NotJudged:
+			c.Skipped = &junitMessage{Message: words(p.Verdict) + ": " + p.Detail}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)

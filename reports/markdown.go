@@ -39,14 +39,27 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("")
 	p("## Properties")
 	p("")
-	p("| property | checked | verdict |")
-	p("|---|---|---|")
+	counted := judgedCounted(r.Properties)
+	if counted {
+		p("| property | checked | judged | verdict |")
+		p("|---|---|---|---|")
+	} else {
+		p("| property | checked | verdict |")
+		p("|---|---|---|")
+	}
 	for _, pr := range r.Properties {
-		v := pr.Verdict
-		if pr.Verdict == Violated {
+		v := cell(pr.VerdictText())
+		switch pr.Verdict {
+		case Violated:
 			v = "**VIOLATED**"
+		case NotJudged:
+			v = "**not judged**: " + cell(pr.Detail)
 		}
-		p("| `%s` | %s | %s |", pr.Name, map[string]string{"safety": "after every action", "liveness": "after the drain"}[pr.Kind], v)
+		if counted {
+			p("| `%s` | %s | %s | %s |", pr.Name, pr.When(), pr.JudgedText(), v)
+		} else {
+			p("| `%s` | %s | %s |", pr.Name, pr.When(), v)
+		}
 	}
 	p("")
 	p("## Fault coverage")
@@ -66,7 +79,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {
 		p("| crash: %s | %d | | |", strings.ReplaceAll(k, "_", " "), r.Coverage.Crashes[k])
 	}
-	for _, k := range slices.Sorted(mapKeys(r.Coverage.NotApplicable)) {
+	for _, k := range r.faultsNotApplicable() {
 		p("")
 		p("Not applicable: `%s`: %s.", k, r.Coverage.NotApplicable[k])
 	}

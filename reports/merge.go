@@ -64,9 +64,11 @@ func Merge(rs []*Report) (*Report, error) {
 				m.Properties = append(m.Properties, p)
 				continue
 			}
+			judged := addJudged(m.Properties[i].Judged, p.Judged)
 			if propRank(p.Verdict) > propRank(m.Properties[i].Verdict) {
 				m.Properties[i] = p
 			}
+			m.Properties[i].Judged = judged
 		}
 	}
 	if m.Failure != nil {
@@ -80,8 +82,24 @@ func rank(v string) int {
 	return map[string]int{Pass: 0, Interrupted: 1, Infrastructure: 2, SubjectError: 3, Panic: 4, Violation: 5}[v]
 }
 
+// propRank orders verdicts for a merge: a property one shard judged and
+// held is held, though another never judged it.
 func propRank(v string) int {
-	return map[string]int{Held: 0, NotApplicable: 1, NotChecked: 2, Violated: 3}[v]
+	return map[string]int{NotJudged: -1, Held: 0, NotApplicable: 1, NotChecked: 2, Violated: 3}[v]
+}
+
+// addJudged adds two shards' judgement counts; nil where neither counted.
+func addJudged(a, b *int) *int {
+	if a == nil && b == nil {
+		return nil
+	}
+	n := 0
+	for _, c := range []*int{a, b} {
+		if c != nil {
+			n += *c
+		}
+	}
+	return &n
 }
 
 func compareShard(a, b string) int {

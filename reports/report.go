@@ -33,6 +33,10 @@ const (
 	Violated      = "violated"
 	NotApplicable = "not-applicable"
 	NotChecked    = "not-checked" // the run stopped before a verdict (infrastructure)
+	// NotJudged: the property applies, but nothing in the run put it to
+	// the test (a probe never taken, an end state never reached): it
+	// neither held nor failed.
+	NotJudged = "not-judged"
 )
 
 // Report is one run, or the merge of shards.
@@ -115,8 +119,17 @@ type Environment struct {
 
 // Property is one property's verdict.
 type Property struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"` // safety (after every action) or liveness (after the drain)
+	Name string `json:"name"`
+	Kind string `json:"kind"` // safety or liveness
+	// Checked says when its check runs: "after every action", "after the
+	// drain", "at the end, after the drain", "per probe"... Absent from
+	// older reports, where Kind says it (When).
+	Checked string `json:"checked,omitempty"`
+	// Judged counts its judgements over the run, in Unit (steps, end
+	// states, probes), where the contract records them (the loop
+	// contract); absent otherwise.
+	Judged  *int   `json:"judged,omitempty"`
+	Unit    string `json:"unit,omitempty"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail,omitempty"`
 }
