@@ -77,6 +77,9 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	if err := c.setZone(s.zone()); err != nil {
 		return nil, err
 	}
+	if z := s.zone(); z != "UTC" {
+		c.tally.injected("timezone", z, true, 0)
+	}
 	if err := c.call(r.subj.Reset); err != nil {
 		return nil, fmt.Errorf("reset: %w", err)
 	}
@@ -203,6 +206,7 @@ func (c *check) shutdown() {
 	}
 	c.awaitLingering()
 	c.tally.attempts(c.bro.record())
+	c.tally.spells(c.bro.castSpells())
 	if c.stopC != nil {
 		c.stopC()
 		c.consWG.Wait()
@@ -233,14 +237,15 @@ func (c *check) step(st Step) {
 		c.record("Heal", st.Link, "", "")
 	case "kill":
 		c.dispatcherFaults++
-		c.kill(st.N, true)
+		c.tally.injected("kill", dispatcher(st.N).String(), c.kill(st.N, true), 0)
 	case "restart":
 		c.restart(st.N)
 	case "stop":
 		c.dispatcherFaults++
-		c.stop(st.N)
+		running, killed := c.stop(st.N)
+		c.tally.injected("stop", dispatcher(st.N).String(), running, btoi(killed))
 	case "hold-tx":
-		c.holdTx(st.For)
+		c.tally.injected("hold-tx", "database", c.holdTx(st.For), 0)
 	case "wedge":
 		c.tally.wedgeStep()
 		c.failed = c.wedge()
@@ -267,7 +272,9 @@ func (c *check) step(st Step) {
 		c.record("TimeZone", "operator", st.Zone, "the database's sessions start in it")
 	case "redeliver":
 		msgs := c.bro.messages()
+		c.tally.injected("redeliver", properties.Actor{Role: properties.Consumer}.String(), len(msgs) > 0, 0)
 		if len(msgs) == 0 {
+			c.record("Deliver", "consumer", "again: message #"+fmt.Sprint(st.N+1), "skipped: the broker has no message yet")
 			return
 		}
 		m := msgs[st.N%len(msgs)]
@@ -318,4 +325,11 @@ func result(err error, ok string) string {
 		return "error: " + err.Error()
 	}
 	return ok
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -30,6 +30,7 @@ type tally struct {
 	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
 	judged                             map[string]int // property → its judgements (judged.fold)
 	unprobedWhy                        map[string]int // why a wedge's probe was not judged → how often
+	nemesis                            map[faultKey]*properties.FaultCount
 }
 
 func (t *tally) partition(link string, k faults.Kind) {
@@ -137,6 +138,14 @@ func (r *runner) summarize(sum *properties.Summary) {
 	na := maps.Clone(sum.NotApplicable)
 	na["dead-letter"], na["dead-exclusive"] = na["dead letters"], na["dead letters"]
 	sum.Properties = r.tally.records(na)
+	sum.Nemesis = r.tally.coverage(r.net.LinkCoverage())
+	if why := sum.NotApplicable["consumer crashes"]; why != "" {
+		for i, f := range sum.Nemesis {
+			if f.Kind == "crash-consumer" {
+				sum.Nemesis[i].Note = "not applicable: " + why
+			}
+		}
+	}
 }
 
 // checkpoint records the end of the generated schedule just run, of steps

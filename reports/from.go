@@ -28,6 +28,10 @@ func (r *Report) Fill(sum properties.Summary) {
 	for k, c := range sum.Network {
 		r.Coverage.Network[string(k)] = KindCoverage{Injected: c.Injected, Struck: c.Struck, Affected: c.Affected}
 	}
+	for _, f := range sum.Nemesis {
+		r.Coverage.Faults = append(r.Coverage.Faults, FaultCoverage{Kind: f.Kind, Where: f.Where, Injected: f.Injected,
+			Struck: f.Struck, Affected: f.Affected, Note: f.Note})
+	}
 	f := sum.Failure
 	r.Interrupted = sum.Interrupted
 	switch {

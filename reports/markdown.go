@@ -64,20 +64,10 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("")
 	p("## Fault coverage")
 	p("")
-	p("| fault | injected | struck | affected |")
-	p("|---|---|---|---|")
-	for _, k := range slices.Sorted(mapKeys(r.Coverage.Network)) {
-		c := r.Coverage.Network[k]
-		note := ""
-		if c.Injected > 0 && c.Struck == 0 {
-			note = " **(never struck)**"
-		}
-		p("| %s%s | %d | %d | %d |", k, note, c.Injected, c.Struck, c.Affected)
-	}
-	p("| broker: refused | %d | | |", r.Coverage.BrokerRefused)
-	p("| broker: ack lost | %d | | |", r.Coverage.BrokerAckLost)
-	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {
-		p("| crash: %s | %d | | |", strings.ReplaceAll(k, "_", " "), r.Coverage.Crashes[k])
+	if len(r.Coverage.Faults) > 0 {
+		r.markdownFaults(p)
+	} else {
+		r.markdownNetwork(p)
 	}
 	for _, k := range r.faultsNotApplicable() {
 		p("")

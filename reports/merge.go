@@ -55,6 +55,7 @@ func Merge(rs []*Report) (*Report, error) {
 		for k, why := range r.Coverage.NotApplicable {
 			m.Coverage.NotApplicable[k] = why
 		}
+		m.Coverage.Faults = addFaults(m.Coverage.Faults, r.Coverage.Faults)
 		m.Coverage.BrokerRefused += r.Coverage.BrokerRefused
 		m.Coverage.BrokerAckLost += r.Coverage.BrokerAckLost
 		for _, p := range r.Properties {
@@ -107,4 +108,31 @@ func compareShard(a, b string) int {
 	fmt.Sscanf(a, "%d/%d", &ai, &an)
 	fmt.Sscanf(b, "%d/%d", &bi, &bn)
 	return ai - bi
+}
+
+// addFaults adds b's rows to a's, by kind and place; a row of b that a
+// lacks goes after a's last row of its kind. A kind drawn somewhere loses
+// its row of zeros.
+func addFaults(a, b []FaultCoverage) []FaultCoverage {
+	out := slices.Clone(a)
+	for _, f := range b {
+		if i := slices.IndexFunc(out, func(g FaultCoverage) bool { return g.Kind == f.Kind && g.Where == f.Where }); i >= 0 {
+			out[i].Injected += f.Injected
+			out[i].Struck += f.Struck
+			out[i].Affected += f.Affected
+			continue
+		}
+		at := len(out)
+		for i, g := range out {
+			if g.Kind == f.Kind {
+				at = i + 1
+			}
+		}
+		out = slices.Insert(out, at, f)
+	}
+	drawn := map[string]bool{}
+	for _, f := range out {
+		drawn[f.Kind] = drawn[f.Kind] || f.Injected > 0
+	}
+	return slices.DeleteFunc(out, func(f FaultCoverage) bool { return f.Where == "" && f.NeverDrawn() && drawn[f.Kind] })
 }

@@ -136,6 +136,11 @@ type Property struct {
 
 // Coverage is what the faults did.
 type Coverage struct {
+	// Faults, where the contract counts every kind of its nemesis per
+	// place (the loop contract), is the coverage table: each kind per
+	// link, dispatcher, broker or zone, the kinds never drawn as rows of
+	// zeros. Network, Broker* and Crashes then repeat part of it.
+	Faults        []FaultCoverage         `json:"faults,omitempty"`
 	Network       map[string]KindCoverage `json:"network"`
 	BrokerRefused int                     `json:"broker_refused"`
 	BrokerAckLost int                     `json:"broker_ack_lost"`
@@ -146,6 +151,24 @@ type Coverage struct {
 	// while an operation never worked says so.
 	NeverSucceeded map[string]string `json:"never_succeeded,omitempty"`
 }
+
+// FaultCoverage counts one kind of fault at one place: injected,
+// struck (took effect), affected (the requests, publishes or deliveries
+// it changed); Note says what these count for the kind.
+type FaultCoverage struct {
+	Kind     string `json:"kind"`
+	Where    string `json:"where,omitempty"`
+	Injected int    `json:"injected"`
+	Struck   int    `json:"struck"`
+	Affected int    `json:"affected"`
+	Note     string `json:"note,omitempty"`
+}
+
+// NeverStruck: injected, and never took effect.
+func (f FaultCoverage) NeverStruck() bool { return f.Injected > 0 && f.Struck == 0 }
+
+// NeverDrawn: no fault of the kind was put on at all.
+func (f FaultCoverage) NeverDrawn() bool { return f.Injected == 0 }
 
 // KindCoverage counts one network fault kind.
 type KindCoverage struct {
