@@ -52,6 +52,9 @@ type check struct {
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
 	hist   properties.History
+	// at is the schedule step running (from 1), whose number every entry
+	// recorded meanwhile takes; 0 before the first and from the drain on.
+	at int
 
 	handling  sync.Mutex
 	mu        sync.Mutex
@@ -94,10 +97,11 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		c.startRelay(i)
 	}
 	c.startConsumer()
-	for _, st := range s {
+	for i, st := range s {
 		if r.opts.interrupted() {
 			return nil, errInterrupted
 		}
+		c.setStep(i + 1)
 		c.step(st)
 		if c.failed != nil {
 			return c.failed, nil
@@ -110,7 +114,8 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 			return f, nil
 		}
 	}
-	c.record("Heal", "operator", "heal every link, broker up, end held transactions, restart every dispatcher; wait for quiescence", "")
+	c.setStep(0)
+	c.record("Drain", "operator", "heal every link, broker up, end held transactions, restart every dispatcher; wait for quiescence", "")
 	c.endHolds()
 	if err := c.healAll(); err != nil {
 		return nil, err
@@ -171,11 +176,21 @@ func (c *check) call(fn func(context.Context) error) error {
 	return fn(ctx)
 }
 
-// record adds an entry to the story and returns its index.
+// setStep numbers the entries recorded from now on with schedule step n
+// (0: the drain).
+func (c *check) setStep(n int) {
+	c.histMu.Lock()
+	defer c.histMu.Unlock()
+	c.at = n
+}
+
+// record adds an entry to the story, numbered with the schedule step that
+// made it (one step may make several: a commit of three payments, a
+// wedge and its probe), and returns its index.
 func (c *check) record(action, actor, input, result string) int {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
-	c.hist.Entries = append(c.hist.Entries, properties.Entry{Step: len(c.hist.Entries) + 1,
+	c.hist.Entries = append(c.hist.Entries, properties.Entry{Step: c.at,
 		Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Since(c.start)), Action: action, Actor: actor, Input: input, Result: result})
 	return len(c.hist.Entries) - 1
 }

@@ -79,15 +79,23 @@ func (r Result) Story() string {
 	if r.Flaky {
 		b.WriteString("flaky: the shrunk schedule, run 3 times more, did not fail again; the story below is of the last run that failed\n")
 	}
-	steps := 0
-	if f.History != nil {
-		steps = len(f.History.Entries)
-	}
-	fmt.Fprintf(&b, "counterexample (a schedule of %d steps; %d entries in the story, first failed at schedule %d):\n", len(r.Schedule), steps, r.firstCheck())
+	fmt.Fprintf(&b, "counterexample (%d steps, first failed at schedule %d):\n", stepsRun(f.History), r.firstCheck())
 	if f.History != nil {
 		b.WriteString(f.History.Story())
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// stepsRun is how many schedule steps a story ran: its highest step
+// number (every step records at least one entry).
+func stepsRun(h *properties.History) int {
+	n := 0
+	if h != nil {
+		for _, e := range h.Entries {
+			n = max(n, e.Step)
+		}
+	}
+	return n
 }
 
 func (r Result) firstCheck() int {

@@ -100,7 +100,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			}
 			t.Fatalf("infrastructure error: %v", err)
 		case f != nil:
-			t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", f.Property, f.Message, len(f.History.Entries), f.History.Story())
+			t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", f.Property, f.Message, stepsRun(f.History), f.History.Story())
 			if res.Failure != nil && res.Failure.Property != f.Property {
 				t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", f.Property, res.Failure.Property)
 			}

@@ -96,7 +96,7 @@ func (a *axis) stepTicks(steps []Step, clocks []time.Time) {
 		if r.Fold {
 			a.Ticks = append(a.Ticks, tick{X: c.X, Label: "⋯", Title: fmt.Sprintf("steps %d–%d: %d no-op steps, folded", r.From+1, r.To+1, r.Len())})
 		} else if n := r.From + 1; n == 1 || n%5 == 0 || ci == len(a.Cols)-1 {
-			a.Ticks = append(a.Ticks, tick{X: c.X, Label: fmt.Sprint(steps[r.From].N)})
+			a.Ticks = append(a.Ticks, tick{X: c.X, Label: steps[r.From].Num()})
 		}
 		if i := r.From; i > 0 && clocks[i].After(clocks[i-1]) && c.X-lastClock >= 52 {
 			lastClock = c.X

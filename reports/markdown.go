@@ -80,15 +80,15 @@ func (r *Report) Markdown(w io.Writer) error {
 	if ce := r.Failure; ce != nil {
 		p("")
 		if ce.Operation != "" {
-			p("## Where %s first failed (%d steps)", ce.Operation, len(ce.Steps))
+			p("## Where %s first failed (%d steps)", ce.Operation, ce.StepCount())
 		} else {
-			p("## Counterexample (%d steps, first failed at check %d)", len(ce.Steps), ce.FirstCheck)
+			p("## Counterexample (%d steps, first failed at check %d)", ce.StepCount(), ce.FirstCheck)
 		}
 		p("")
 		p("| # | clock | action | actor | input | actual | model |")
 		p("|---|---|---|---|---|---|---|")
 		for _, s := range ce.Steps {
-			p("| %d | %s | %s | %s | %s | %s | %s |", s.N, s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
+			p("| %s | %s | %s | %s | %s | %s | %s |", s.Num(), s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
 		}
 		p("")
 		if ce.Operation == "" || ce.FailFile != "" {

@@ -194,6 +194,8 @@ type Counterexample struct {
 // Step is one action of the counterexample: what the subject returned
 // (Result) and, where they differ, what the model expected (Expect).
 type Step struct {
+	// N is the step's number. A loop schedule's step may record several
+	// entries, which share it; 0 is after its last step (the drain).
 	N      int    `json:"n"`
 	Clock  string `json:"clock"` // the harness's clock, never the wall's
 	Action string `json:"action"`

@@ -109,7 +109,7 @@ func (b *builder) axisRow() {
 func foldTitle(steps []Step, r run, sh shortener) string {
 	lines := []string{fmt.Sprintf("%d no-op steps, folded:", r.Len())}
 	for _, s := range steps[r.From : r.To+1] {
-		lines = append(lines, sh.text(fmt.Sprintf("%d %s %s %s → %s", s.N, s.Actor, words(s.Action), s.Input, s.Result)))
+		lines = append(lines, sh.text(fmt.Sprintf("%s %s %s %s → %s", s.Num(), s.Actor, words(s.Action), s.Input, s.Result)))
 	}
 	return strings.Join(lines, "\n")
 }

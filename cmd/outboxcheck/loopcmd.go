@@ -65,7 +65,6 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	rep.SetRate(res.Summary)
 	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s; %s\n", res.Coverage(), rate(rep))
 	if f := res.Failure; f != nil && !f.Infrastructure {
-		fmt.Fprintln(stdout, res.Story())
 		if err := saveSchedule(c, rep, res); err != nil {
 			return err
 		}
