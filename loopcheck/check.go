@@ -74,6 +74,7 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
 	c.prod = c.newProducer()
+	r.outcomes = nil
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 				res.First = &properties.FirstFailure{Check: res.Checks, Elapsed: time.Since(start)}
 				shrinkUntil = time.Now().Add(shrinkTime())
 			}
-			res.Failure, res.Schedule = f, s
+			res.Failure, res.Schedule, res.Outcomes = f, s, r.outcomes
 			t.Fatalf("property violated: %s", f.Property)
 		}
 	})
@@ -204,6 +204,9 @@ type runner struct {
 	admin *pgx.Conn // direct: ends a killed actor's sessions
 	tally tally
 	story properties.History // the last schedule's, pass or fail
+	// outcomes is the last schedule's end state, when a liveness judge
+	// failed it: every committed payment's outcome.
+	outcomes []properties.PaymentOutcome
 }
 
 func open(newSubject NewSubject, opts Options) (*runner, error) {

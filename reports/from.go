@@ -61,6 +61,9 @@ func (r *Report) Fill(sum properties.Summary) {
 				Actor: e.Actor, Input: e.Input, Result: e.Result, Expect: e.Expect,
 				Outcome: e.Outcome, Broker: e.Broker, Model: e.Model, Rows: e.Rows})
 		}
+		for _, o := range sum.Outcomes {
+			ce.Payments = append(ce.Payments, PaymentOutcome{Payment: o.Payment, Outcome: o.Outcome, Why: o.Why})
+		}
 		r.Failure = ce
 	}
 	if sum.Properties != nil {

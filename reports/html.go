@@ -49,6 +49,7 @@ func (r *Report) HTML(w io.Writer) error {
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join":     strings.Join,
+	"outcomes": outcomeCounts,
 	"settings": settingsText,
 	"words":    words,
 }).Parse(pageSource))

@@ -91,6 +91,10 @@ func (r *Report) Markdown(w io.Writer) error {
 			p("| %s | %s | %s | %s | %s | %s | %s |", s.Num(), s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
 		}
 		p("")
+		if n := len(ce.Payments); n > 0 {
+			p("Every committed payment's outcome at the failing end state (%s) is in report.json, `counterexample.payments`.", outcomeCounts(ce.Payments))
+			p("")
+		}
 		if ce.Operation == "" || ce.FailFile != "" {
 			p("Replay it step by step: `outboxcheck replay <this directory>`.")
 		}

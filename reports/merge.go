@@ -74,7 +74,7 @@ func Merge(rs []*Report) (*Report, error) {
 	}
 	if m.Failure != nil {
 		m.Failure = &Counterexample{Property: m.Failure.Property, Operation: m.Failure.Operation, Message: m.Failure.Message,
-			FirstCheck: m.Failure.FirstCheck, Steps: m.Failure.Steps} // replay it from its shard's report
+			FirstCheck: m.Failure.FirstCheck, Steps: m.Failure.Steps, Payments: m.Failure.Payments} // replay it from its shard's report
 	}
 	return m, nil
 }

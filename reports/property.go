@@ -103,3 +103,18 @@ func (r *Report) faultsNotApplicable() []string {
 	}
 	return out
 }
+
+// outcomeCounts counts payments by outcome: "83 lost, 2 pending".
+func outcomeCounts(ps []PaymentOutcome) string {
+	n, order := map[string]int{}, []string{}
+	for _, p := range ps {
+		if n[p.Outcome]++; n[p.Outcome] == 1 {
+			order = append(order, p.Outcome)
+		}
+	}
+	var out []string
+	for _, o := range order {
+		out = append(out, fmt.Sprintf("%d %s", n[o], o))
+	}
+	return strings.Join(out, ", ")
+}

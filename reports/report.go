@@ -189,6 +189,19 @@ type Counterexample struct {
 	// FailFile is rapid's fail file, relative to the report's directory:
 	// `outboxcheck replay` runs exactly this check again.
 	FailFile string `json:"fail_file,omitempty"`
+	// Payments is the failing end state in full, where the contract
+	// judges one (the loop contract's no-loss, timely-delivery): every
+	// committed payment's outcome, in numeric order. The message only
+	// summarises it.
+	Payments []PaymentOutcome `json:"payments,omitempty"`
+}
+
+// PaymentOutcome is what became of one committed payment: delivered,
+// dead, pending or lost, and what the harness saw of one not delivered.
+type PaymentOutcome struct {
+	Payment string `json:"payment"`
+	Outcome string `json:"outcome"`
+	Why     string `json:"why,omitempty"`
 }
 
 // Step is one action of the counterexample: what the subject returned

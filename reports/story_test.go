@@ -2,8 +2,12 @@ package reports
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // loopSample is a loop failure: a schedule of 3 steps whose second
@@ -47,5 +51,34 @@ func TestOneStepCount(t *testing.T) {
 	}
 	if s := story(r.Failure); !strings.Contains(s, "end  00:00:00.900000  Drain") {
 		t.Errorf("JUnit story: %s", s)
+	}
+}
+
+// The failing end state goes into report.json in full, as a field of the
+// counterexample; the pages count it and point there (markdown) or fold
+// it (html), while the message only summarises.
+func TestPaymentsInTheCounterexample(t *testing.T) {
+	var r Report
+	h := &properties.History{Entries: []properties.Entry{{Step: 0, Action: "Drain", Actor: "operator"}}}
+	r.Fill(properties.Summary{Failure: &properties.Failure{Property: "no-loss", Message: "2 of 3 committed payments lost", History: h},
+		Outcomes: []properties.PaymentOutcome{{Payment: "pay-1", Outcome: "delivered"}, {Payment: "pay-2", Outcome: "lost", Why: "never accepted"},
+			{Payment: "pay-10", Outcome: "lost", Why: "never accepted"}}})
+	dir := t.TempDir()
+	if err := Write(dir, &r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := back.Failure.Payments; len(p) != 3 || p[2] != (PaymentOutcome{Payment: "pay-10", Outcome: "lost", Why: "never accepted"}) {
+		t.Fatalf("report.json payments: %+v", p)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), "(1 delivered, 2 lost) is in report.json, `counterexample.payments`") {
+		t.Errorf("report.md:\n%s", md)
+	}
+	if page := html(t, &r); !strings.Contains(page, `<tr class="lost"><td class="mono">pay-10</td><td>lost</td><td>never accepted</td></tr>`) {
+		t.Error("report.html does not list the payments")
 	}
 }
