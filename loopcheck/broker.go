@@ -62,14 +62,42 @@ type broker struct {
 func (b *broker) busyUntil() time.Time { b.mu.Lock(); defer b.mu.Unlock(); return b.acksUntil }
 
 // slowFor makes every publish accepted in the next window acknowledged
-// only after d.
-func (b *broker) slowFor(window, d time.Duration) {
+// only after d; it returns when the window ends.
+func (b *broker) slowFor(window, d time.Duration) time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
 	b.endWindows("broker-slow", now) // a new window replaces the one in force
 	b.slowUntil, b.slow = now.Add(window), d
 	b.cast(&spell{kind: "broker-slow", from: now, until: b.slowUntil})
+	return b.slowUntil
+}
+
+// slowOver says whether the slow window that was to end at until did:
+// it is past, and no later window replaced it.
+func (b *broker) slowOver(until time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.slowUntil.Equal(until) && !time.Now().Before(until)
+}
+
+// down says whether the broker is down now.
+func (b *broker) down() bool { b.mu.Lock(); defer b.mu.Unlock(); return time.Now().Before(b.downUntil) }
+
+// downUntilNow is when the outage under way ends; ok is false if there
+// is none.
+func (b *broker) downUntilNow() (until time.Time, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.downUntil, time.Now().Before(b.downUntil)
+}
+
+// outageOver says whether the outage that was to end at until did: it is
+// past, nothing extended it, and no broker-up step or drain ended it.
+func (b *broker) outageOver(until time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.downUntil.Equal(until) && !time.Now().Before(until)
 }
 
 // loseAck loses the acknowledgement of the next accepted publish.

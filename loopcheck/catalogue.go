@@ -40,7 +40,7 @@ var catalogue = []property{
 	{name: "effect-exactly-once", kind: "liveness", checked: atTheEnd, unit: "end states", never: noEnd},
 	{name: "timely-delivery", kind: "liveness", checked: atTheEnd, unit: "end states", never: noEnd},
 	{name: "dead-letter", kind: "liveness", checked: atTheEnd, unit: "poisoned events",
-		never: "no event was poisoned for ever (refused on every publish), the only event a correct subject must give up on"},
+		never: "no event refused on every publish (poisoned for ever) came due: none ended dead, none ran past MaxAttempts and its tolerance"},
 	{name: "dead-exclusive", kind: "safety", checked: atTheEnd, unit: "end states", never: noEnd},
 	{name: "relay-isolation", kind: "liveness", checked: perProbe, unit: "probes"},
 	{name: "relay-liveness", kind: "liveness", checked: afterEveryStep, unit: "steps", never: noRun},

@@ -40,6 +40,9 @@ type check struct {
 
 	holds  []chan struct{} // held-open transactions: closing one ends it
 	holdWG sync.WaitGroup
+	// timers record the ends of broker windows in the story.
+	timersMu sync.Mutex
+	timers   []*time.Timer
 	// failed is a failure a step itself found (relay-isolation's probe).
 	failed *properties.Failure
 	// judged counts the schedule's judgements of each property.
@@ -216,6 +219,7 @@ func (c *check) fail(property, msg string) *properties.Failure {
 }
 
 func (c *check) shutdown() {
+	c.stopTimers()
 	c.endHolds()
 	for i := range c.relays {
 		c.kill(i, false)
@@ -273,12 +277,7 @@ func (c *check) step(st Step) {
 	case "poison":
 		c.poison(st)
 	case "broker-slow":
-		c.bro.slowFor(st.For, st.Delay)
-		c.disturbFor(st.For + st.Delay + c.opts.Lease)
-		c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %v late", st.For, st.Delay), "")
-		for range st.N { // payments committed into the window, so that it is met
-			c.produce(true)
-		}
+		c.brokerSlow(st)
 	case "ack-lost":
 		c.bro.loseAck()
 		c.record("AckLost", "broker", "the next accepted publish loses its acknowledgement", "")
@@ -288,36 +287,18 @@ func (c *check) step(st Step) {
 		c.record("TimeZone", "operator", st.Zone, "the database's sessions start in it")
 	case "redeliver":
 		msgs := c.bro.messages()
-		c.tally.injected("redeliver", properties.Actor{Role: properties.Consumer}.String(), len(msgs) > 0, 0)
+		c.tally.injected("redeliver", consumer, len(msgs) > 0, 0)
 		if len(msgs) == 0 {
-			c.record("Deliver", "consumer", "again: message #"+fmt.Sprint(st.N+1), "skipped: the broker has no message yet")
+			c.record("Deliver", consumer, "again: message #"+fmt.Sprint(st.N+1), "skipped: the broker has no message yet")
 			return
 		}
 		m := msgs[st.N%len(msgs)]
 		err := c.deliver(c.ctx, m)
-		c.record("Deliver", "consumer", "again: "+m.ID, result(err, "acknowledged"))
+		c.record("Deliver", consumer, "again: "+m.ID, result(err, "acknowledged"))
 	case "pause":
 		time.Sleep(st.For)
 		c.record("Pause", "operator", st.For.String(), "")
 	}
-}
-
-// brokerDown takes the broker down for d of real time. Unless the subject
-// shows its dead letters, the schedule's downtime in all stays within the
-// retry budget (Env.RetryBudget): a correct subject may give up after it.
-func (c *check) brokerDown(d time.Duration) {
-	input := "for " + d.String()
-	if _, ok := capability[DeadLetterer](c.subj); !ok {
-		left := c.opts.RetryBudget - c.downtime
-		if d > left {
-			d = max(left, 0)
-			input += fmt.Sprintf(", cut to %v: the retry budget's rest (the subject shows no dead letters)", d)
-		}
-	}
-	added := c.bro.downFor(d)
-	c.downtime += added
-	c.tally.outage(added)
-	c.record("BrokerDown", "broker", input, "")
 }
 
 // poison makes the broker refuse a payment's event (the last one written,

@@ -97,11 +97,11 @@ func (c *check) crashConsumer(st Step) {
 	link := properties.Actor{Role: properties.Consumer}
 	switch {
 	case !ok:
-		c.record("CrashConsumer", "consumer", string(st.At), "skipped: the subject has no failpoints (Failpointer)")
+		c.record("CrashConsumer", consumer, string(st.At), "skipped: the subject has no failpoints (Failpointer)")
 		return
 	case len(msgs) == 0:
 		c.tally.injected("crash-consumer", link.String(), false, 0)
-		c.record("CrashConsumer", "consumer", string(st.At), "skipped: the broker has no message yet")
+		c.record("CrashConsumer", consumer, string(st.At), "skipped: the broker has no message yet")
 		return
 	}
 	m := msgs[st.N%len(msgs)]
@@ -131,5 +131,9 @@ func (c *check) crashConsumer(st Step) {
 		res += "; error: " + e.Error()
 	}
 	c.redeliver(m)
-	c.record("CrashConsumer", "consumer", fmt.Sprintf("%s at %s", m.ID, st.At), res)
+	c.record("CrashConsumer", consumer, fmt.Sprintf("%s at %s", m.ID, st.At), res)
 }
+
+// consumer is the consumer's name in the story: its link's, as its
+// partitions and heals are named.
+var consumer = properties.Actor{Role: properties.Consumer}.String()

@@ -42,6 +42,7 @@ func (c *check) holdTx(d time.Duration) bool {
 		defer cancel()
 		select {
 		case <-end.C:
+			c.record("ReleaseTransaction", "operator", fmt.Sprintf("held for %v", d), "rolled back")
 		case <-stop:
 			end.Stop()
 		}

@@ -44,7 +44,7 @@ func (c *check) startRelay(i int) {
 	name := relayName(i, inc)
 	pub := &publisher{b: c.bro, relay: name, index: i, onDead: func(m properties.Message) {
 		c.tally.zombie()
-		c.record("ZombiePublish", name, m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
+		c.record("ZombiePublish", dispatcher(i).String(), name+": "+m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
 	}}
 	rl := &relay{cancel: cancel, pub: pub, done: make(chan struct{})}
 	go func() {

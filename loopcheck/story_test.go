@@ -3,6 +3,7 @@ package loopcheck_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
@@ -18,7 +19,8 @@ import (
 func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 	s := append(loopcheck.Schedule{{Kind: "timezone", Zone: "UTC"}, {Kind: "redeliver"}, {Kind: "kill", N: 0}, {Kind: "kill", N: 0},
 		{Kind: "restart", N: 0}, {Kind: "restart", N: 0}, {Kind: "stop", N: 1}, {Kind: "stop", N: 1}, {Kind: "restart", N: 1},
-		{Kind: "commit", N: 3}}, outage...)
+		{Kind: "commit", N: 3}, {Kind: "broker-down", For: 50 * time.Millisecond}, {Kind: "pause", For: 150 * time.Millisecond},
+		{Kind: "broker-slow", For: 50 * time.Millisecond, Delay: 10 * time.Millisecond}, {Kind: "pause", For: 150 * time.Millisecond}}, outage...)
 	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3}
 	n, f, err := loopcheck.Replay(refloop.DeleteDead, opts, s, "no-loss", 1)
 	if err != nil || n != 1 {
@@ -39,6 +41,14 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 	}
 	if c := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == "Commit" }); c < 0 || steps[c] != 10 || steps[c+2] != 10 {
 		t.Errorf("the three commits of step 10 are numbered %v", steps)
+	}
+	for _, end := range []struct {
+		action string
+		step   int
+	}{{"BrokerUp", 12}, {"BrokerPrompt", 14}} { // each window's end, during the pause after it
+		if i := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == end.action }); i < 0 || steps[i] != end.step {
+			t.Errorf("no %s in step %d:\n%s", end.action, end.step, f.History.Story())
+		}
 	}
 	if !slices.IsSorted(steps[:d]) {
 		t.Errorf("steps out of order: %v", steps)

@@ -54,7 +54,8 @@ func TestCoverageCallsOutWhatNeverHappened(t *testing.T) {
 	for _, want := range []string{`<td>dispatcher-1 <span class="violated">(never struck)</span></td>`,
 		`<td>— <span class="never">(never drawn)</span></td>`,
 		`<span class="violated">Injected but never struck:</span> sever on dispatcher-1.`,
-		`<span class="never">Never drawn:</span> reset, poison.`, `<td>broker-slow</td><td>broker</td><td>3</td><td>1</td><td>4</td>`} {
+		`<span class="never">Never drawn:</span> reset, poison.`, `<td>broker-slow</td><td>broker</td><td>3</td><td>1</td><td>4</td>`,
+		"· faults off", "<tr><th>faults</th><td>false; concurrent actors false</td></tr>"} { // the table is no run setting
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

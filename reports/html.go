@@ -26,13 +26,13 @@ func (r *Report) HTML(w io.Writer) error {
 		// JudgedCounted: the properties table has a "judged" column.
 		JudgedCounted       bool
 		FaultsNotApplicable []string
-		// Faults is the coverage table of a contract that counts every
-		// kind per place; Never and Idle, what never happened.
-		Faults      []faultRow
+		// FaultRows is the coverage table of a contract that counts
+		// every kind per place; Never and Idle, what never happened.
+		FaultRows   []faultRow
 		Never, Idle []string
 	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r),
 		JudgedCounted: judgedCounted(r.Properties), FaultsNotApplicable: r.faultsNotApplicable(),
-		Faults: faultRows(r.Coverage.Faults)}
+		FaultRows: faultRows(r.Coverage.Faults)}
 	data.Never, data.Idle = neverHappened(r.Coverage.Faults)
 	if r.Failure != nil && len(r.Failure.Steps) > 0 {
 		t := newTimeline(r.Failure.Steps)

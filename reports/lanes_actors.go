@@ -86,9 +86,16 @@ func laneKey(actor string) string {
 
 // brokerLane draws the broker's log: each message it accepted (green: the
 // publisher got the acknowledgement; amber: it did not), each publish it
-// refused (red), and each delivery a consumer acknowledged (blue).
+// refused (red), and each delivery a consumer acknowledged (blue). A
+// story that records no publish (the loop contract's: its broker's
+// record is not in the story) gets none: an empty log would say nothing
+// was published.
 func (b *builder) brokerLane() {
-	y := b.lane("broker", "publishes the broker accepted or refused, deliveries consumers acknowledged", laneH) + laneH/2
+	if !slices.ContainsFunc(b.steps, func(s Step) bool { return s.Action == "Publish" || len(s.Broker) > 0 }) {
+		return
+	}
+	b.t.Broker = true
+	y := b.lane("broker log", "publishes the broker accepted or refused, deliveries consumers acknowledged", laneH) + laneH/2
 	for i, s := range b.steps {
 		x := b.ax.X(i)
 		for k, id := range s.Broker {
