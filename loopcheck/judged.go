@@ -86,8 +86,11 @@ func (t *tally) records(notApplicable map[string]string) []properties.PropertyRe
 // whyUnprobed says why relay-isolation was never judged: no wedge caught
 // a relay, or every probe found what a correct outbox need not pass.
 func (t *tally) whyUnprobed() string {
-	if t.wedges == 0 {
-		return fmt.Sprintf("no wedge caught a relay mid-publish (%d wedge steps), so nothing was probed", t.wedgeSteps)
+	switch {
+	case t.wedgeSteps == 0:
+		return "no wedge step was drawn, so nothing was probed"
+	case t.wedges == 0:
+		return fmt.Sprintf("none of %d wedge steps caught a relay mid-publish, so nothing was probed", t.wedgeSteps)
 	}
 	var why []string
 	for _, k := range slices.Sorted(maps.Keys(t.unprobedWhy)) {

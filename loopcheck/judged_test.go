@@ -65,7 +65,7 @@ func TestPropertiesNeverJudgedSayWhy(t *testing.T) {
 		t.Fatalf("fencing: %+v", f)
 	}
 	r.tally.wedges = 0
-	if why := records(t, r)["relay-isolation"].NotJudged; why != "no wedge caught a relay mid-publish (3 wedge steps), so nothing was probed" {
+	if why := records(t, r)["relay-isolation"].NotJudged; why != "none of 3 wedge steps caught a relay mid-publish, so nothing was probed" {
 		t.Fatalf("no wedge caught: %q", why)
 	}
 }

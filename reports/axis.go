@@ -137,10 +137,14 @@ func niceStep(d time.Duration) time.Duration {
 	}
 }
 
-// elapsed prints a duration for an axis: "250ms", "2m2s".
+// elapsed prints a duration for an axis: "250ms", "1.2s", "2m2s"; below
+// 10 s to a tenth, so that ticks 200 ms apart do not read alike.
 func elapsed(d time.Duration) string {
-	if d < time.Second {
+	switch {
+	case d < time.Second:
 		return d.Round(time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 // faultedLoopSample is a loop story with a partition, a wedge that severs
@@ -87,6 +88,16 @@ func TestFaultsTrackShowsBrokerWindowsAndSeveredLinks(t *testing.T) {
 	for _, want := range []string{"producer link", "dispatcher-1 link", "broker faults", "broker slow", "database", "time zone", "broker"} {
 		if !slices.Contains(lanes, want) {
 			t.Errorf("no lane %q in %q", want, lanes)
+		}
+	}
+}
+
+// Ticks of a time axis 200 ms apart past a second read apart.
+func TestElapsedTicksReadApart(t *testing.T) {
+	for d, want := range map[time.Duration]string{1000 * time.Millisecond: "1s", 1200 * time.Millisecond: "1.2s",
+		250 * time.Millisecond: "250ms", 12 * time.Second: "12s"} {
+		if got := elapsed(d); got != want {
+			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
