@@ -96,5 +96,9 @@ func (t *tally) whyUnprobed() string {
 	for _, k := range slices.Sorted(maps.Keys(t.unprobedWhy)) {
 		why = append(why, fmt.Sprintf("%s (%d)", k, t.unprobedWhy[k]))
 	}
-	return fmt.Sprintf("%d relays wedged, no probe judged: %s", t.wedges, strings.Join(why, "; "))
+	relays := "relays"
+	if t.wedges == 1 {
+		relays = "relay"
+	}
+	return fmt.Sprintf("%d %s wedged, no probe judged: %s", t.wedges, relays, strings.Join(why, "; "))
 }

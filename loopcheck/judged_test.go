@@ -2,6 +2,7 @@ package loopcheck
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,10 @@ func TestPropertiesNeverJudgedSayWhy(t *testing.T) {
 	}
 	if f := recs["fencing"]; f.NotApplicable == "" || f.Checked != notByTheLoop {
 		t.Fatalf("fencing: %+v", f)
+	}
+	r.tally.wedges = 1
+	if why := records(t, r)["relay-isolation"].NotJudged; !strings.HasPrefix(why, "1 relay wedged,") {
+		t.Fatalf("one wedge: %q", why)
 	}
 	r.tally.wedges = 0
 	if why := records(t, r)["relay-isolation"].NotJudged; why != "none of 3 wedge steps caught a relay mid-publish, so nothing was probed" {
