@@ -146,7 +146,7 @@ func (c *check) quiesce() (*properties.Failure, error) {
 	for {
 		cur, err := c.read()
 		if err == nil {
-			e, have = cur, true
+			e, have, c.judged.endRead = cur, true, true
 			if f := c.safety(cur); f != nil {
 				return f, nil
 			}

@@ -16,6 +16,9 @@ import (
 type judged struct {
 	steps map[string]int
 	end   map[string]int
+	// endRead: the schedule's end state was read (and judged, up to the
+	// first property it failed).
+	endRead bool
 }
 
 // step counts a judgement of property p after a step (or per probe).
@@ -48,6 +51,9 @@ func (t *tally) fold(j judged) {
 	for p, n := range j.end {
 		t.judged[p] += n
 	}
+	if j.endRead {
+		t.endsRead++
+	}
 }
 
 // unprobed counts a wedge whose relay-isolation probe was not judged, by
@@ -74,8 +80,11 @@ func (t *tally) records(notApplicable map[string]string) []properties.PropertyRe
 		}
 		if r.Judged == 0 && r.NotApplicable == "" {
 			r.NotJudged = p.never
-			if p.name == "relay-isolation" {
+			switch {
+			case p.name == "relay-isolation":
 				r.NotJudged = t.whyUnprobed()
+			case p.never == noEnd && t.endsRead > 0:
+				r.NotJudged = fmt.Sprintf("each of the %d end states read failed an earlier property before this one was judged", t.endsRead)
 			}
 		}
 		out = append(out, r)

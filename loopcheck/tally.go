@@ -30,6 +30,7 @@ type tally struct {
 	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
 	judged                             map[string]int // property → its judgements (judged.fold)
 	unprobedWhy                        map[string]int // why a wedge's probe was not judged → how often
+	endsRead                           int            // schedules whose end state was read
 	nemesis                            map[faultKey]*properties.FaultCount
 }
 
