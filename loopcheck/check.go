@@ -91,7 +91,7 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		return nil, fmt.Errorf("reset: %w", err)
 	}
 	defer c.shutdown()
-	defer func() { r.tally.fold(c.judged) }()
+	defer func() { r.judged = c.judged }()
 	defer func() {
 		c.histMu.Lock()
 		defer c.histMu.Unlock()

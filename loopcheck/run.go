@@ -84,6 +84,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 				opts.OnCheck(&h)
 			}
 			if generated && !errors.Is(err, errInterrupted) {
+				r.tally.fold(r.judged) // as Checks and Steps count: shrinking excluded
 				r.checkpoint(&res.Summary, len(s), time.Since(start))
 			}
 		}
@@ -207,6 +208,7 @@ type runner struct {
 	// outcomes is the last schedule's end state, when a liveness judge
 	// failed it: every committed payment's outcome.
 	outcomes []properties.PaymentOutcome
+	judged   judged // the last schedule's judgements
 }
 
 func open(newSubject NewSubject, opts Options) (*runner, error) {

@@ -11,8 +11,9 @@ type PropertyRecord struct {
 	// Checked says when the check runs: "after every step and at the
 	// end", "at the end, after the drain", "per probe".
 	Checked string
-	// Judged counts the judgements over every check the run ran
-	// (shrinking included), in Unit: steps, end states, probes, retries.
+	// Judged counts the judgements over the run's generated checks (as
+	// Summary.Checks and Steps count them: shrinking excluded), in Unit:
+	// steps, end states, probes, retries.
 	Judged int
 	Unit   string
 	// NotApplicable says why the property cannot apply to this subject

@@ -125,9 +125,9 @@ type Property struct {
 	// drain", "at the end, after the drain", "per probe"... Absent from
 	// older reports, where Kind says it (When).
 	Checked string `json:"checked,omitempty"`
-	// Judged counts its judgements over the run, in Unit (steps, end
-	// states, probes), where the contract records them (the loop
-	// contract); absent otherwise.
+	// Judged counts its judgements over the run's generated checks, in
+	// Unit (steps, end states, probes), where the contract records them
+	// (the loop contract); absent otherwise.
 	Judged  *int   `json:"judged,omitempty"`
 	Unit    string `json:"unit,omitempty"`
 	Verdict string `json:"verdict"`
