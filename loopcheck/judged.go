@@ -85,6 +85,9 @@ func (t *tally) records(notApplicable map[string]string) []properties.PropertyRe
 				r.NotJudged = t.whyUnprobed()
 			case p.never == noEnd && t.endsRead > 0:
 				r.NotJudged = fmt.Sprintf("each of the %d end states read failed an earlier property before this one was judged", t.endsRead)
+				if t.endsRead == 1 {
+					r.NotJudged = "the one end state read failed an earlier property before this one was judged"
+				}
 			}
 		}
 		out = append(out, r)

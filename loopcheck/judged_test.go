@@ -60,7 +60,7 @@ func TestPropertiesNeverJudgedSayWhy(t *testing.T) {
 		t.Fatalf("no-loss with no end state judged: %+v", nl)
 	}
 	r.tally.fold(judged{endRead: true, end: map[string]int{"no-loss": 1}})
-	if tl := records(t, r)["effect-exactly-once"]; tl.Judged != 0 || tl.NotJudged != "each of the 1 end states read failed an earlier property before this one was judged" {
+	if tl := records(t, r)["effect-exactly-once"]; tl.Judged != 0 || tl.NotJudged != "the one end state read failed an earlier property before this one was judged" {
 		t.Fatalf("effect-exactly-once behind a failing property: %+v", tl)
 	}
 	if am := recs["effect-at-most-once"]; am.Judged != 7 || am.Unit != "steps" || am.NotJudged != "" || am.Checked != afterEveryStep {
