@@ -22,6 +22,7 @@ type Net struct {
 	links    map[string]*proxyLink
 	active   map[string]*injection // link → the fault on it now
 	coverage Coverage
+	perLink  map[string]Coverage // link → what its faults did
 }
 
 // proxyLink is one proxy and what Net knows of it.
@@ -53,7 +54,8 @@ var gateSeq atomic.Uint64
 // ("host:port"). It listens on nothing until Link is called.
 func NewNet(upstream string) *Net {
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	return &Net{upstream: upstream, srv: srv, links: map[string]*proxyLink{}, active: map[string]*injection{}, coverage: Coverage{}}
+	return &Net{upstream: upstream, srv: srv, links: map[string]*proxyLink{}, active: map[string]*injection{}, coverage: Coverage{},
+		perLink: map[string]Coverage{}}
 }
 
 // Link returns the loopback address of link's proxy, creating it.
@@ -116,6 +118,10 @@ func (n *Net) healLocked(p *toxiproxy.Proxy, link string) {
 	p.Toxics.ResetToxics(context.Background()) // before forgetting the gate: Cleanup reads it
 	armed, affected := in.gate.counts()
 	n.coverage.add(in.fault.Kind, armed, affected)
+	if n.perLink[link] == nil {
+		n.perLink[link] = Coverage{}
+	}
+	n.perLink[link].add(in.fault.Kind, armed, affected)
 	gates.Delete(in.id)
 	delete(n.active, link)
 }
@@ -172,6 +178,25 @@ func (n *Net) Coverage() Coverage {
 		c.add(in.fault.Kind, armed, affected)
 	}
 	return c
+}
+
+// LinkCoverage is Coverage per link: what the faults put on each link
+// did, healed or still on.
+func (n *Net) LinkCoverage() map[string]Coverage {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := map[string]Coverage{}
+	for l, c := range n.perLink {
+		out[l] = c.clone()
+	}
+	for l, in := range n.active {
+		if out[l] == nil {
+			out[l] = Coverage{}
+		}
+		armed, affected := in.gate.counts()
+		out[l].add(in.fault.Kind, armed, affected)
+	}
+	return out
 }
 
 // Close heals everything and stops every proxy listening, whether it is

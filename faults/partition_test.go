@@ -106,6 +106,9 @@ func TestBlackholeHealDeliversHeldBytesInOrder(t *testing.T) {
 	if cov := n.Coverage()[faults.Blackhole]; cov.Struck != 1 || cov.Affected < 1 {
 		t.Fatalf("coverage %+v: the held chunks are not counted", cov)
 	}
+	if per := n.LinkCoverage(); per["actor"][faults.Blackhole] != n.Coverage()[faults.Blackhole] || len(per) != 1 {
+		t.Fatalf("per link %+v: not the link's own coverage", per)
+	}
 }
 
 // Held chunks belong to their connection: one that closes during the

@@ -52,8 +52,11 @@ func (c *check) backoff() *properties.Failure {
 		}
 		perEvent[a.EventID] = append(perEvent[a.EventID], a)
 	}
+	pairs := 0
+	defer func() { c.judged.atEnd("backoff", pairs) }()
 	for _, id := range order {
-		if f := c.spaced(b, perEvent[id]); f != nil {
+		n, f := c.spaced(b, perEvent[id])
+		if pairs += n; f != nil {
 			return f
 		}
 	}
@@ -64,8 +67,8 @@ func (c *check) backoff() *properties.Failure {
 // refusals the subject surely recorded (judged pairs): one it may have
 // lost with a cut-off relay, or rolled back with a killed transaction,
 // must not raise the backoff asked of a subject that counts attempts on
-// failure.
-func (c *check) spaced(b Backoffer, as []Attempt) *properties.Failure {
+// failure. It returns how many pairs it judged.
+func (c *check) spaced(b Backoffer, as []Attempt) (int, *properties.Failure) {
 	failures := 0
 	for i := 1; i < len(as); i++ {
 		prev, a := as[i-1], as[i]
@@ -75,11 +78,11 @@ func (c *check) spaced(b Backoffer, as []Attempt) *properties.Failure {
 		failures++
 		want := b.MinBackoff(failures)
 		if gap := a.At - prev.At; gap < want-backoffSlack-want/10 {
-			return c.fail("backoff", fmt.Sprintf("event %s of %s was retried by %s %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
+			return failures, c.fail("backoff", fmt.Sprintf("event %s of %s was retried by %s %v after its failure #%d (%s by %s), before its declared backoff of %v (tolerance %v + 10%%)",
 				a.EventID, a.PaymentID, a.Relay, gap.Round(time.Millisecond), failures, prev.Outcome, prev.Relay, want, backoffSlack))
 		}
 	}
-	return nil
+	return failures, nil
 }
 
 // withinFirstLease says whether attempt a came less than one lease after

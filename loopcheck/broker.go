@@ -54,21 +54,59 @@ type broker struct {
 	// acksUntil is when the last late ack given out comes back: the
 	// harness's own delay, which the wait after healing must outlast.
 	acksUntil time.Time
+	// spells are the faults cast on the broker, with what each changed.
+	spells []*spell
 }
 
 // busyUntil is when the last late acknowledgement is due.
 func (b *broker) busyUntil() time.Time { b.mu.Lock(); defer b.mu.Unlock(); return b.acksUntil }
 
 // slowFor makes every publish accepted in the next window acknowledged
-// only after d.
-func (b *broker) slowFor(window, d time.Duration) {
+// only after d; it returns when the window ends.
+func (b *broker) slowFor(window, d time.Duration) time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.slowUntil, b.slow = time.Now().Add(window), d
+	now := time.Now()
+	b.endWindows("broker-slow", now) // a new window replaces the one in force
+	b.slowUntil, b.slow = now.Add(window), d
+	b.cast(&spell{kind: "broker-slow", from: now, until: b.slowUntil})
+	return b.slowUntil
+}
+
+// slowOver says whether the slow window that was to end at until did:
+// it is past, and no later window replaced it.
+func (b *broker) slowOver(until time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.slowUntil.Equal(until) && !time.Now().Before(until)
+}
+
+// down says whether the broker is down now.
+func (b *broker) down() bool { b.mu.Lock(); defer b.mu.Unlock(); return time.Now().Before(b.downUntil) }
+
+// downUntilNow is when the outage under way ends; ok is false if there
+// is none.
+func (b *broker) downUntilNow() (until time.Time, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.downUntil, time.Now().Before(b.downUntil)
+}
+
+// outageOver says whether the outage that was to end at until did: it is
+// past, nothing extended it, and no broker-up step or drain ended it.
+func (b *broker) outageOver(until time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.downUntil.Equal(until) && !time.Now().Before(until)
 }
 
 // loseAck loses the acknowledgement of the next accepted publish.
-func (b *broker) loseAck() { b.mu.Lock(); b.ackLose++; b.mu.Unlock() }
+func (b *broker) loseAck() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ackLose++
+	b.cast(&spell{kind: "ack-lost"})
+}
 
 // forever is a poison that never wears off.
 const forever = -1
@@ -82,6 +120,7 @@ func (b *broker) setPoison(pay string, n int) {
 		b.poison = map[string]int{}
 	}
 	b.poison[pay] = n
+	b.cast(&spell{kind: "poison", pay: pay})
 }
 
 // poisoned lists the payments poisoned forever.
@@ -111,6 +150,7 @@ func (b *broker) downFor(d time.Duration) time.Duration {
 		from = b.downUntil
 	}
 	until := now.Add(d)
+	b.cast(&spell{kind: "broker-down", from: now, until: until})
 	if !until.After(from) {
 		return 0
 	}
@@ -119,7 +159,12 @@ func (b *broker) downFor(d time.Duration) time.Duration {
 }
 
 // up ends any outage now.
-func (b *broker) up() { b.mu.Lock(); b.downUntil = time.Time{}; b.mu.Unlock() }
+func (b *broker) up() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.downUntil = time.Time{}
+	b.endWindows("broker-down", time.Now())
+}
 
 // publish is incarnation relay's publish of m; dead says it was killed.
 // An accepted publish in a slow window is acknowledged after the delay,
@@ -152,17 +197,21 @@ func (b *broker) take(m properties.Message, relay string, dead, expired bool) (e
 		if b.poison[m.AggregateID] > 0 {
 			b.poison[m.AggregateID]--
 		}
+		b.hitLatest("poison", m.AggregateID)
 	case time.Now().Before(b.downUntil):
 		a.Outcome, err = "down", errBrokerDown
+		b.hitWindows("broker-down", time.Now())
 	default:
 		b.log = append(b.log, m)
 		if b.ackLose > 0 {
 			b.ackLose--
 			a.Outcome, err = "ack-lost", errAckLost
+			b.hitOldestUnhit("ack-lost")
 		}
 	}
 	var wait time.Duration
-	if err == nil && time.Now().Before(b.slowUntil) {
+	if now := time.Now(); err == nil && now.Before(b.slowUntil) {
+		b.hitWindows("broker-slow", now)
 		a.Outcome, wait = "accepted-late", b.slow
 		if until := time.Now().Add(wait); until.After(b.acksUntil) {
 			b.acksUntil = until

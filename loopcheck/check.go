@@ -40,8 +40,13 @@ type check struct {
 
 	holds  []chan struct{} // held-open transactions: closing one ends it
 	holdWG sync.WaitGroup
+	// timers record the ends of broker windows in the story.
+	timersMu sync.Mutex
+	timers   []*time.Timer
 	// failed is a failure a step itself found (relay-isolation's probe).
 	failed *properties.Failure
+	// judged counts the schedule's judgements of each property.
+	judged judged
 	// quitter is the first relay incarnation whose Dispatch returned
 	// unasked, and quitErr what it returned (relayLiveness).
 	quitMu  sync.Mutex
@@ -50,6 +55,9 @@ type check struct {
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
 	hist   properties.History
+	// at is the schedule step running (from 1), whose number every entry
+	// recorded meanwhile takes; 0 before the first and from the drain on.
+	at int
 
 	handling  sync.Mutex
 	mu        sync.Mutex
@@ -69,16 +77,21 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
 	c.prod = c.newProducer()
+	r.outcomes = nil
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
 	if err := c.setZone(s.zone()); err != nil {
 		return nil, err
 	}
+	if z := s.zone(); z != "UTC" {
+		c.tally.injected("timezone", z, true, 0)
+	}
 	if err := c.call(r.subj.Reset); err != nil {
 		return nil, fmt.Errorf("reset: %w", err)
 	}
 	defer c.shutdown()
+	defer func() { r.judged = c.judged }()
 	defer func() {
 		c.histMu.Lock()
 		defer c.histMu.Unlock()
@@ -88,10 +101,11 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		c.startRelay(i)
 	}
 	c.startConsumer()
-	for _, st := range s {
+	for i, st := range s {
 		if r.opts.interrupted() {
 			return nil, errInterrupted
 		}
+		c.setStep(i + 1)
 		c.step(st)
 		if c.failed != nil {
 			return c.failed, nil
@@ -99,11 +113,13 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 		if f := c.relayLiveness(); f != nil {
 			return f, nil
 		}
+		c.judged.step("relay-liveness")
 		if f := c.atMostOnce(); f != nil {
 			return f, nil
 		}
 	}
-	c.record("Heal", "operator", "heal every link, broker up, end held transactions, restart every dispatcher; wait for quiescence", "")
+	c.setStep(0)
+	c.record("Drain", "operator", "heal every link, broker up, end held transactions, restart every dispatcher; wait for quiescence", "")
 	c.endHolds()
 	if err := c.healAll(); err != nil {
 		return nil, err
@@ -164,11 +180,21 @@ func (c *check) call(fn func(context.Context) error) error {
 	return fn(ctx)
 }
 
-// record adds an entry to the story and returns its index.
+// setStep numbers the entries recorded from now on with schedule step n
+// (0: the drain).
+func (c *check) setStep(n int) {
+	c.histMu.Lock()
+	defer c.histMu.Unlock()
+	c.at = n
+}
+
+// record adds an entry to the story, numbered with the schedule step that
+// made it (one step may make several: a commit of three payments, a
+// wedge and its probe), and returns its index.
 func (c *check) record(action, actor, input, result string) int {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
-	c.hist.Entries = append(c.hist.Entries, properties.Entry{Step: len(c.hist.Entries) + 1,
+	c.hist.Entries = append(c.hist.Entries, properties.Entry{Step: c.at,
 		Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Since(c.start)), Action: action, Actor: actor, Input: input, Result: result})
 	return len(c.hist.Entries) - 1
 }
@@ -193,12 +219,14 @@ func (c *check) fail(property, msg string) *properties.Failure {
 }
 
 func (c *check) shutdown() {
+	c.stopTimers()
 	c.endHolds()
 	for i := range c.relays {
 		c.kill(i, false)
 	}
 	c.awaitLingering()
 	c.tally.attempts(c.bro.record())
+	c.tally.spells(c.bro.castSpells())
 	if c.stopC != nil {
 		c.stopC()
 		c.consWG.Wait()
@@ -229,15 +257,17 @@ func (c *check) step(st Step) {
 		c.record("Heal", st.Link, "", "")
 	case "kill":
 		c.dispatcherFaults++
-		c.kill(st.N, true)
+		c.tally.injected("kill", dispatcher(st.N).String(), c.kill(st.N, true), 0)
 	case "restart":
 		c.restart(st.N)
 	case "stop":
 		c.dispatcherFaults++
-		c.stop(st.N)
+		running, killed := c.stop(st.N)
+		c.tally.injected("stop", dispatcher(st.N).String(), running, btoi(killed))
 	case "hold-tx":
-		c.holdTx(st.For)
+		c.tally.injected("hold-tx", "database", c.holdTx(st.For), 0)
 	case "wedge":
+		c.tally.wedgeStep()
 		c.failed = c.wedge()
 	case "broker-down":
 		c.brokerDown(st.For)
@@ -247,12 +277,7 @@ func (c *check) step(st Step) {
 	case "poison":
 		c.poison(st)
 	case "broker-slow":
-		c.bro.slowFor(st.For, st.Delay)
-		c.disturbFor(st.For + st.Delay + c.opts.Lease)
-		c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %v late", st.For, st.Delay), "")
-		for range st.N { // payments committed into the window, so that it is met
-			c.produce(true)
-		}
+		c.brokerSlow(st)
 	case "ack-lost":
 		c.bro.loseAck()
 		c.record("AckLost", "broker", "the next accepted publish loses its acknowledgement", "")
@@ -262,34 +287,18 @@ func (c *check) step(st Step) {
 		c.record("TimeZone", "operator", st.Zone, "the database's sessions start in it")
 	case "redeliver":
 		msgs := c.bro.messages()
+		c.tally.injected("redeliver", consumer, len(msgs) > 0, 0)
 		if len(msgs) == 0 {
+			c.record("Deliver", consumer, "again: message #"+fmt.Sprint(st.N+1), "skipped: the broker has no message yet")
 			return
 		}
 		m := msgs[st.N%len(msgs)]
 		err := c.deliver(c.ctx, m)
-		c.record("Deliver", "consumer", "again: "+m.ID, result(err, "acknowledged"))
+		c.record("Deliver", consumer, "again: "+m.ID, result(err, "acknowledged"))
 	case "pause":
 		time.Sleep(st.For)
 		c.record("Pause", "operator", st.For.String(), "")
 	}
-}
-
-// brokerDown takes the broker down for d of real time. Unless the subject
-// shows its dead letters, the schedule's downtime in all stays within the
-// retry budget (Env.RetryBudget): a correct subject may give up after it.
-func (c *check) brokerDown(d time.Duration) {
-	input := "for " + d.String()
-	if _, ok := capability[DeadLetterer](c.subj); !ok {
-		left := c.opts.RetryBudget - c.downtime
-		if d > left {
-			d = max(left, 0)
-			input += fmt.Sprintf(", cut to %v: the retry budget's rest (the subject shows no dead letters)", d)
-		}
-	}
-	added := c.bro.downFor(d)
-	c.downtime += added
-	c.tally.outage(added)
-	c.record("BrokerDown", "broker", input, "")
 }
 
 // poison makes the broker refuse a payment's event (the last one written,
@@ -313,4 +322,11 @@ func result(err error, ok string) string {
 		return "error: " + err.Error()
 	}
 	return ok
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -94,12 +94,14 @@ var errConsumerCrash = errors.New("the harness crashed the consumer here")
 func (c *check) crashConsumer(st Step) {
 	fp, ok := capability[Failpointer](c.subj)
 	msgs := c.bro.messages()
+	link := properties.Actor{Role: properties.Consumer}
 	switch {
 	case !ok:
-		c.record("CrashConsumer", "consumer", string(st.At), "skipped: the subject has no failpoints (Failpointer)")
+		c.record("CrashConsumer", consumer, string(st.At), "skipped: the subject has no failpoints (Failpointer)")
 		return
 	case len(msgs) == 0:
-		c.record("CrashConsumer", "consumer", string(st.At), "skipped: the broker has no message yet")
+		c.tally.injected("crash-consumer", link.String(), false, 0)
+		c.record("CrashConsumer", consumer, string(st.At), "skipped: the broker has no message yet")
 		return
 	}
 	m := msgs[st.N%len(msgs)]
@@ -115,7 +117,7 @@ func (c *check) crashConsumer(st Step) {
 		return nil
 	})
 	cancel()
-	link := properties.Actor{Role: properties.Consumer}
+	c.tally.injected("crash-consumer", link.String(), reached, 0)
 	cerr := c.net.Cut(link.String())
 	n, terr := c.terminate(link)
 	c.handling.Unlock()
@@ -129,5 +131,9 @@ func (c *check) crashConsumer(st Step) {
 		res += "; error: " + e.Error()
 	}
 	c.redeliver(m)
-	c.record("CrashConsumer", "consumer", fmt.Sprintf("%s at %s", m.ID, st.At), res)
+	c.record("CrashConsumer", consumer, fmt.Sprintf("%s at %s", m.ID, st.At), res)
 }
+
+// consumer is the consumer's name in the story: its link's, as its
+// partitions and heals are named.
+var consumer = properties.Actor{Role: properties.Consumer}.String()

@@ -3,14 +3,11 @@ package loopcheck
 import (
 	"context"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
@@ -82,15 +79,23 @@ func (r Result) Story() string {
 	if r.Flaky {
 		b.WriteString("flaky: the shrunk schedule, run 3 times more, did not fail again; the story below is of the last run that failed\n")
 	}
-	steps := 0
-	if f.History != nil {
-		steps = len(f.History.Entries)
-	}
-	fmt.Fprintf(&b, "counterexample (a schedule of %d steps; %d entries in the story, first failed at schedule %d):\n", len(r.Schedule), steps, r.firstCheck())
+	fmt.Fprintf(&b, "counterexample (%d steps, first failed at schedule %d):\n", stepsRun(f.History), r.firstCheck())
 	if f.History != nil {
 		b.WriteString(f.History.Story())
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// stepsRun is how many schedule steps a story ran: its highest step
+// number (every step records at least one entry).
+func stepsRun(h *properties.History) int {
+	n := 0
+	if h != nil {
+		for _, e := range h.Entries {
+			n = max(n, e.Step)
+		}
+	}
+	return n
 }
 
 func (r Result) firstCheck() int {
@@ -98,41 +103,4 @@ func (r Result) firstCheck() int {
 		return 0
 	}
 	return r.First.Check
-}
-
-// Coverage is one line of what the run did: schedules, steps, faults per
-// kind (kinds never struck called out), kills, broker outages, publishes
-// after death.
-func (r Result) Coverage() string {
-	s := fmt.Sprintf("%d schedules (%d steps, %d shrink runs) in %v; kills %d, broker outages %d (%v down), publishes after death %d (refused)",
-		r.Checks, r.Steps, r.ShrinkRuns, r.Elapsed.Round(time.Second), r.Loop.Kills, r.Loop.Outages, r.Loop.Downtime.Round(time.Millisecond), r.Loop.Zombies)
-	s += fmt.Sprintf("; graceful stops %d, held transactions %d, wedges %d (relay-isolation probes judged %d)", r.Loop.Stops, r.Loop.Holds, r.Loop.Wedges, r.Loop.Probes)
-	if r.Loop.Stuck > 0 {
-		s += fmt.Sprintf("; %d killed incarnations never returned from Dispatch", r.Loop.Stuck)
-	}
-	s += "; network: " + r.Network.String()
-	var never, idle []string
-	for _, k := range faults.Loop {
-		if r.Network[k].Injected == 0 {
-			never = append(never, string(k))
-		}
-	}
-	for _, k := range r.Network.Idle() {
-		idle = append(idle, string(k))
-	}
-	if len(never) > 0 {
-		s += "; never drawn: " + strings.Join(never, ", ")
-	}
-	if len(idle) > 0 {
-		s += "; injected but never struck: " + strings.Join(idle, ", ")
-	}
-	if len(r.Loop.Partitions) > 0 {
-		var per []string
-		for _, k := range slices.Sorted(maps.Keys(r.Loop.Partitions)) {
-			per = append(per, fmt.Sprintf("%s %d", k, r.Loop.Partitions[k]))
-		}
-		s += "; per link: " + strings.Join(per, ", ")
-	}
-	o := r.Options.withDefaults()
-	return s + fmt.Sprintf("; after healing, waits up to %v without progress, %v in all", o.Recovery, o.HardBound())
 }

@@ -21,14 +21,15 @@ var holder = properties.Actor{Role: properties.Operator, N: 1}
 // vacuumed away) and ACCESS SHARE on every table of the database (DDL,
 // TRUNCATE and VACUUM FULL wait for it). The schedule goes on meanwhile;
 // the final heal ends every hold. A correct outbox is at most slowed.
-func (c *check) holdTx(d time.Duration) {
+// It says whether the transaction was opened.
+func (c *check) holdTx(d time.Duration) bool {
 	at := c.record("HoldTransaction", "operator", fmt.Sprintf("for %v: a REPEATABLE READ snapshot and ACCESS SHARE on every table, as pg_dump holds", d), "")
 	ctx, cancel := context.WithTimeout(c.ctx, d+c.opts.CallTimeout)
 	tx, n, err := c.openHold(ctx)
 	if err != nil {
 		cancel()
 		c.setResult(at, "error: "+err.Error())
-		return
+		return false
 	}
 	c.tally.hold()
 	c.setResult(at, fmt.Sprintf("holding %d tables", n))
@@ -41,12 +42,14 @@ func (c *check) holdTx(d time.Duration) {
 		defer cancel()
 		select {
 		case <-end.C:
+			c.record("ReleaseTransaction", "operator", fmt.Sprintf("held for %v", d), "rolled back")
 		case <-stop:
 			end.Stop()
 		}
 		_ = tx.Rollback(ctx)
 		_ = tx.Conn().Close(ctx)
 	}()
+	return true
 }
 
 // openHold connects and opens the held transaction; it says how many

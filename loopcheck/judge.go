@@ -5,9 +5,6 @@ import (
 
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -149,11 +146,13 @@ func (c *check) quiesce() (*properties.Failure, error) {
 	for {
 		cur, err := c.read()
 		if err == nil {
-			e, have = cur, true
+			e, have, c.judged.endRead = cur, true, true
 			if f := c.safety(cur); f != nil {
 				return f, nil
 			}
 			if c.settled(cur) {
+				c.judged.atEnd("no-loss", 1)
+				c.judged.atEnd("timely-delivery", 1)
 				return nil, nil
 			}
 			if p := cur.progress(); p != last {
@@ -213,55 +212,4 @@ func (c *check) settled(e endState) bool {
 		}
 	}
 	return true
-}
-
-// liveness names the lost payments (no-loss) or, if none is lost, the late
-// ones (timely-delivery), with how long the harness waited and why it
-// stopped.
-func (c *check) liveness(e endState, waited time.Duration) *properties.Failure {
-	out := c.outcomes(e)
-	byOutcome := map[Outcome][]string{}
-	for _, pay := range slices.Sorted(maps.Keys(out)) {
-		byOutcome[out[pay]] = append(byOutcome[out[pay]], pay)
-	}
-	wait := fmt.Sprintf("waited %v after healing (stops after %v without progress, or at the hard bound %v)",
-		waited.Round(time.Millisecond), c.opts.Recovery, c.opts.HardBound())
-	tally := fmt.Sprintf("%d delivered, %d dead, %d pending, %d lost", len(byOutcome[Delivered]), len(byOutcome[Dead]),
-		len(byOutcome[Pending]), len(byOutcome[Lost]))
-	if lost := byOutcome[Lost]; len(lost) > 0 {
-		var why []string
-		for _, pay := range lost {
-			why = append(why, pay+" ("+c.whyLost(e, pay)+")")
-		}
-		return c.fail("no-loss", fmt.Sprintf("committed, not delivered, not dead, not pending: %s; %s; %s",
-			strings.Join(why, ", "), tally, wait))
-	}
-	if late := byOutcome[Pending]; len(late) > 0 {
-		return c.fail("timely-delivery", fmt.Sprintf("late: still pending in the subject's outbox: %s; %s; %s",
-			strings.Join(late, ", "), tally, wait))
-	}
-	return nil
-}
-
-// whyLost says what the harness saw of a lost payment.
-func (c *check) whyLost(e endState, pay string) string {
-	var s []string
-	tried := 0
-	for _, a := range c.bro.record() {
-		if a.PaymentID == pay {
-			tried++
-		}
-	}
-	if e.carried[pay] {
-		s = append(s, "the broker carried it; the consumer never took effect")
-	} else {
-		s = append(s, fmt.Sprintf("the broker accepted none of its %d publish attempts", tried))
-	}
-	if e.dead == nil {
-		s = append(s, "the subject reports no dead letters")
-	}
-	if e.pending == nil {
-		s = append(s, "the subject reports no pending list")
-	}
-	return strings.Join(s, "; ")
 }

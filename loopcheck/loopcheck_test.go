@@ -34,6 +34,13 @@ func TestReferenceLoop(t *testing.T) {
 	if res.Loop.Kills == 0 || res.Loop.Outages == 0 {
 		t.Fatalf("the nemesis did nothing: %s", res.Coverage())
 	}
+	// Judgements count as the run counts: per step over its steps, at
+	// the end once per schedule (shrinking excluded).
+	for _, p := range res.Properties {
+		if want := map[string]int{"relay-liveness": res.Steps, "no-loss": res.Checks, "no-phantom": res.Checks}[p.Name]; want > 0 && p.Judged != want {
+			t.Errorf("%s judged %d %s, want %d", p.Name, p.Judged, p.Unit, want)
+		}
+	}
 	t.Log(res.Coverage())
 }
 

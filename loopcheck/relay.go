@@ -44,7 +44,7 @@ func (c *check) startRelay(i int) {
 	name := relayName(i, inc)
 	pub := &publisher{b: c.bro, relay: name, index: i, onDead: func(m properties.Message) {
 		c.tally.zombie()
-		c.record("ZombiePublish", name, m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
+		c.record("ZombiePublish", dispatcher(i).String(), name+": "+m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
 	}}
 	rl := &relay{cancel: cancel, pub: pub, done: make(chan struct{})}
 	go func() {
@@ -62,11 +62,15 @@ func (c *check) startRelay(i int) {
 // kill ends dispatcher i's incarnation as a crash would: its publisher
 // refuses every later publish, its link drops every connection and refuses
 // new ones until restart, the server ends its sessions, and its context is
-// cancelled. inStory records it (shutdown does not).
-func (c *check) kill(i int, inStory bool) {
+// cancelled. inStory records it (shutdown does not). It says whether
+// there was a running incarnation to kill.
+func (c *check) kill(i int, inStory bool) bool {
 	rl := c.relays[i]
 	if rl == nil {
-		return
+		if inStory {
+			c.record("CrashDispatcher", dispatcher(i).String(), "", "skipped: not running (nothing to kill)")
+		}
+		return false
 	}
 	rl.asked.Store(true)
 	c.relays[i] = nil
@@ -91,6 +95,7 @@ func (c *check) kill(i int, inStory bool) {
 		c.record("Dispatch", dispatcher(i).String(), rl.pub.relay, fmt.Sprintf("did not return within %v of its kill (the contract asks it to)", returnTimeout))
 		c.lingering = append(c.lingering, rl)
 	}
+	return true
 }
 
 // awaitLingering gives the incarnations that outlived their kill one more
@@ -108,7 +113,8 @@ func (c *check) awaitLingering() {
 
 // restart brings dispatcher i's link up and starts a new incarnation.
 func (c *check) restart(i int) {
-	if c.relays[i] != nil {
+	if rl := c.relays[i]; rl != nil {
+		c.record("Restart", dispatcher(i).String(), rl.pub.relay, "skipped: already running")
 		return
 	}
 	res := ""
@@ -132,11 +138,13 @@ func (c *check) terminate(a properties.Actor) (int, error) {
 // context is cancelled, and it may finish what it was doing (its link
 // and its publisher stay good) until Dispatch returns. Only then is its
 // publisher revoked, so a publish after its return is a zombie's. One
-// that does not return within returnTimeout is killed.
-func (c *check) stop(i int) {
+// that does not return within returnTimeout is killed. It says whether
+// there was a running incarnation, and whether it had to be killed.
+func (c *check) stop(i int) (running, killed bool) {
 	rl := c.relays[i]
 	if rl == nil {
-		return
+		c.record("StopDispatcher", dispatcher(i).String(), "", "skipped: not running (nothing to stop)")
+		return false, false
 	}
 	rl.asked.Store(true)
 	c.disturb("", true)
@@ -152,5 +160,7 @@ func (c *check) stop(i int) {
 	case <-time.After(returnTimeout):
 		c.setResult(at, fmt.Sprintf("did not return within %v of its stop: killed", returnTimeout))
 		c.kill(i, true)
+		return true, true
 	}
+	return true, false
 }

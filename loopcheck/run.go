@@ -84,6 +84,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 				opts.OnCheck(&h)
 			}
 			if generated && !errors.Is(err, errInterrupted) {
+				r.tally.fold(r.judged) // as Checks and Steps count: shrinking excluded
 				r.checkpoint(&res.Summary, len(s), time.Since(start))
 			}
 		}
@@ -100,7 +101,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			}
 			t.Fatalf("infrastructure error: %v", err)
 		case f != nil:
-			t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", f.Property, f.Message, len(f.History.Entries), f.History.Story())
+			t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", f.Property, f.Message, stepsRun(f.History), f.History.Story())
 			if res.Failure != nil && res.Failure.Property != f.Property {
 				t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", f.Property, res.Failure.Property)
 			}
@@ -108,7 +109,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 				res.First = &properties.FirstFailure{Check: res.Checks, Elapsed: time.Since(start)}
 				shrinkUntil = time.Now().Add(shrinkTime())
 			}
-			res.Failure, res.Schedule = f, s
+			res.Failure, res.Schedule, res.Outcomes = f, s, r.outcomes
 			t.Fatalf("property violated: %s", f.Property)
 		}
 	})
@@ -204,6 +205,10 @@ type runner struct {
 	admin *pgx.Conn // direct: ends a killed actor's sessions
 	tally tally
 	story properties.History // the last schedule's, pass or fail
+	// outcomes is the last schedule's end state, when a liveness judge
+	// failed it: every committed payment's outcome.
+	outcomes []properties.PaymentOutcome
+	judged   judged // the last schedule's judgements
 }
 
 func open(newSubject NewSubject, opts Options) (*runner, error) {

@@ -15,6 +15,7 @@ func (c *check) atMostOnce() *properties.Failure {
 	if err := c.call(func(ctx context.Context) (err error) { fx, err = c.subj.Effects(ctx); return }); err != nil {
 		return nil // the operator's read failed: nothing is concluded from it
 	}
+	c.judged.step("effect-at-most-once")
 	return c.twice(fx)
 }
 
@@ -29,7 +30,8 @@ func (c *check) twice(fx map[string]int) *properties.Failure {
 
 // safety judges what no wait can mend: an effect twice, an effect of an
 // event the broker never carried or of a rolled-back payment, a payment
-// that took effect twice through two events.
+// that took effect twice through two events, a dead letter twice or of
+// a delivered payment, a retry too soon, a poison event not dead.
 func (c *check) safety(e endState) *properties.Failure {
 	if f := c.twice(e.fx); f != nil {
 		return f
@@ -37,6 +39,19 @@ func (c *check) safety(e endState) *properties.Failure {
 	if f := c.relayLiveness(); f != nil {
 		return f
 	}
+	for _, judge := range []func(endState) *properties.Failure{c.phantom, c.exactlyOnce, c.deadExclusive,
+		func(endState) *properties.Failure { return c.backoff() }, c.deadLetter} {
+		if f := judge(e); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// phantom: no effect of an event the broker never carried, and no
+// message of a payment whose transaction rolled back (no-phantom).
+func (c *check) phantom(e endState) *properties.Failure {
+	c.judged.atEnd("no-phantom", 1)
 	msgs := c.bro.messages()
 	carried := map[string]bool{}
 	for _, m := range msgs {
@@ -52,14 +67,34 @@ func (c *check) safety(e endState) *properties.Failure {
 			return c.fail("no-phantom", fmt.Sprintf("the broker carries event %s of payment %s, whose transaction rolled back", m.ID, m.AggregateID))
 		}
 	}
+	return nil
+}
+
+// exactlyOnce: no payment takes effect twice, through two events
+// (effect-exactly-once; no-loss asks for the one).
+func (c *check) exactlyOnce(e endState) *properties.Failure {
+	c.judged.atEnd("effect-exactly-once", 1)
+	perPay := c.perPayment(e)
+	for _, pay := range slices.Sorted(maps.Keys(perPay)) {
+		if perPay[pay] > 1 {
+			return c.fail("effect-exactly-once", fmt.Sprintf("payment %s took effect %d times", pay, perPay[pay]))
+		}
+	}
+	return nil
+}
+
+// deadExclusive: one dead letter per event, and none of a delivered
+// payment, where the subject shows its dead letters.
+func (c *check) deadExclusive(e endState) *properties.Failure {
+	if e.dead == nil {
+		return nil
+	}
+	c.judged.atEnd("dead-exclusive", 1)
 	for _, pay := range slices.Sorted(maps.Keys(e.deadTwice)) {
 		return c.fail("dead-exclusive", fmt.Sprintf("payment %s is dead-lettered %d times (one event, one dead letter)", pay, e.deadTwice[pay]))
 	}
 	perPay, ambiguous := c.perPayment(e), c.bro.ambiguous()
 	for _, pay := range slices.Sorted(maps.Keys(perPay)) {
-		if perPay[pay] > 1 {
-			return c.fail("effect-exactly-once", fmt.Sprintf("payment %s took effect %d times", pay, perPay[pay]))
-		}
 		// A relay that lost an ack, or was killed or cut off between a
 		// publish and its record, may give up on an event the broker had:
 		// dead and delivered is then what a correct outbox does. Only a
@@ -68,10 +103,7 @@ func (c *check) safety(e endState) *properties.Failure {
 			return c.fail("dead-exclusive", fmt.Sprintf("payment %s is dead and took effect too (nothing redrove it)", pay))
 		}
 	}
-	if f := c.backoff(); f != nil {
-		return f
-	}
-	return c.deadLetter(e)
+	return nil
 }
 
 // deadLetter: an event the broker refuses on every publish ends dead,
@@ -82,9 +114,14 @@ func (c *check) deadLetter(e endState) *properties.Failure {
 	if e.dead == nil {
 		return nil
 	}
-	tolerance := c.opts.Dispatchers + c.dispatcherFaults
+	tolerance, judged := c.opts.Dispatchers+c.dispatcherFaults, 0
+	defer func() { c.judged.atEnd("dead-letter", judged) }()
 	for _, pay := range c.bro.poisoned() {
-		if n := e.tries[pay]; !e.dead[pay] && n > c.opts.MaxAttempts+tolerance {
+		n := e.tries[pay]
+		if e.dead[pay] || n > c.opts.MaxAttempts+tolerance {
+			judged++ // one still retried within its attempts is not yet due
+		}
+		if !e.dead[pay] && n > c.opts.MaxAttempts+tolerance {
 			return c.fail("dead-letter", fmt.Sprintf("payment %s was refused on all %d of its publishes and is not dead (MaxAttempts %d, tolerance %d: %d relays, %d kills and dispatcher partitions)",
 				pay, n, c.opts.MaxAttempts, tolerance, c.opts.Dispatchers, c.dispatcherFaults))
 		}

@@ -27,6 +27,11 @@ type tally struct {
 	refused                            int            // publishes the broker refused while down
 	quits                              int            // incarnations whose Dispatch returned unasked
 	consumerScheduled, consumerReached int
+	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
+	judged                             map[string]int // property → its judgements (judged.fold)
+	unprobedWhy                        map[string]int // why a wedge's probe was not judged → how often
+	endsRead                           int            // schedules whose end state was read
+	nemesis                            map[faultKey]*properties.FaultCount
 }
 
 func (t *tally) partition(link string, k faults.Kind) {
@@ -73,13 +78,15 @@ func (t *tally) consumerCrash(reached bool) {
 
 func (t *tally) quit() { t.mu.Lock(); t.quits++; t.mu.Unlock() }
 
-func (t *tally) kill()   { t.mu.Lock(); t.kills++; t.mu.Unlock() }
-func (t *tally) stop()   { t.mu.Lock(); t.stops++; t.mu.Unlock() }
-func (t *tally) hold()   { t.mu.Lock(); t.holds++; t.mu.Unlock() }
-func (t *tally) wedge()  { t.mu.Lock(); t.wedges++; t.mu.Unlock() }
-func (t *tally) probe()  { t.mu.Lock(); t.probes++; t.mu.Unlock() }
-func (t *tally) zombie() { t.mu.Lock(); t.zombies++; t.mu.Unlock() }
-func (t *tally) stuck()  { t.mu.Lock(); t.stuckRelays++; t.mu.Unlock() }
+func (t *tally) kill()  { t.mu.Lock(); t.kills++; t.mu.Unlock() }
+func (t *tally) stop()  { t.mu.Lock(); t.stops++; t.mu.Unlock() }
+func (t *tally) hold()  { t.mu.Lock(); t.holds++; t.mu.Unlock() }
+func (t *tally) wedge() { t.mu.Lock(); t.wedges++; t.mu.Unlock() }
+
+func (t *tally) wedgeStep() { t.mu.Lock(); t.wedgeSteps++; t.mu.Unlock() }
+func (t *tally) probe()     { t.mu.Lock(); t.probes++; t.mu.Unlock() }
+func (t *tally) zombie()    { t.mu.Lock(); t.zombies++; t.mu.Unlock() }
+func (t *tally) stuck()     { t.mu.Lock(); t.stuckRelays++; t.mu.Unlock() }
 
 func (t *tally) outage(d time.Duration) {
 	t.mu.Lock()
@@ -128,6 +135,17 @@ func (r *runner) summarize(sum *properties.Summary) {
 	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
+	}
+	na := maps.Clone(sum.NotApplicable)
+	na["dead-letter"], na["dead-exclusive"] = na["dead letters"], na["dead letters"]
+	sum.Properties = r.tally.records(na)
+	sum.Nemesis = r.tally.coverage(r.net.LinkCoverage())
+	if why := sum.NotApplicable["consumer crashes"]; why != "" {
+		for i, f := range sum.Nemesis {
+			if f.Kind == "crash-consumer" {
+				sum.Nemesis[i].Note = "not applicable: " + why
+			}
+		}
 	}
 }
 

@@ -28,13 +28,15 @@ func (c *check) wedge() *properties.Failure {
 	case got = <-h.held:
 	case <-time.After(wedgeWait):
 		c.bro.unhold(h)
+		c.tally.injected("wedge", noRelay, false, 0)
 		c.record("Wedge", "operator", "", fmt.Sprintf("no relay published within %v: nothing wedged", wedgeWait))
 		return nil
 	}
 	link := dispatcher(got.index).String()
 	err := c.net.Inject(link, faults.Fault{Kind: faults.Sever})
-	inTx := c.inTransaction(dispatcher(got.index))
+	locked, inTx := c.inTransaction(dispatcher(got.index))
 	close(h.release)
+	c.tally.injected("wedge", link, err == nil, btoi(err == nil && locked))
 	if err != nil {
 		c.record("Wedge", link, got.relay, "error: "+err.Error())
 		return nil
@@ -49,8 +51,9 @@ func (c *check) wedge() *properties.Failure {
 }
 
 // inTransaction says whether actor a's server sessions hold an open
-// transaction that has locked or written rows (an xid), for the story.
-func (c *check) inTransaction(a properties.Actor) string {
+// transaction that has locked or written rows (an xid), and in words,
+// for the story.
+func (c *check) inTransaction(a properties.Actor) (bool, string) {
 	var n int
 	err := c.call(func(ctx context.Context) error {
 		return c.admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
@@ -58,11 +61,11 @@ func (c *check) inTransaction(a properties.Actor) string {
 	})
 	switch {
 	case err != nil:
-		return "its sessions unread: " + err.Error()
+		return false, "its sessions unread: " + err.Error()
 	case n > 0:
-		return fmt.Sprintf("%d of its sessions in a transaction holding row locks", n)
+		return true, fmt.Sprintf("%d of its sessions in a transaction holding row locks", n)
 	}
-	return "it holds no transaction"
+	return false, "it holds no transaction"
 }
 
 // probe is relay-isolation's check: with relay wedged cut off, a payment
@@ -76,15 +79,18 @@ func (c *check) probe(wedged int) *properties.Failure {
 		return nil
 	}
 	if why := c.unprobeable(wedged); why != "" {
+		c.tally.unprobed(why)
 		c.record("Probe", "operator", "relay-isolation", "not judged: "+why)
 		return nil
 	}
 	c.produce(true)
 	pay := fmt.Sprintf("pay-%d", c.pays)
 	if !c.paid[pay] {
+		c.tally.unprobed("the probe's commit failed")
 		c.record("Probe", "operator", "relay-isolation", "not judged: the probe's commit failed")
 		return nil
 	}
+	c.judged.step("relay-isolation")
 	bound, start := iso.IsolationBound(), time.Now()
 	for time.Since(start) <= bound {
 		if c.carried(pay) {

@@ -10,6 +10,9 @@ import (
 // back, and what the model expected. Clock is the harness's time, never
 // the wall clock, so histories of one seed are identical.
 type Entry struct {
+	// Step numbers the entry: the step contract's every entry is a step;
+	// a loop schedule's step may record several, which share its number,
+	// and its drain's are 0.
 	Step   int
 	Clock  time.Time
 	Action string
@@ -32,7 +35,7 @@ type Entry struct {
 }
 
 func (e Entry) String() string {
-	s := fmt.Sprintf("%3d  %s  %-15s %-12s %s", e.Step, e.Clock.Format("15:04:05.000000"), e.Action, e.Actor, e.Input)
+	s := fmt.Sprintf("%3s  %s  %-15s %-12s %s", StepNumber(e.Step), e.Clock.Format("15:04:05.000000"), e.Action, e.Actor, e.Input)
 	if e.Result != "" {
 		s += " → " + e.Result
 	}
@@ -40,6 +43,15 @@ func (e Entry) String() string {
 		s += "  (model: " + e.Expect + ")"
 	}
 	return s
+}
+
+// StepNumber prints an entry's step: its number, or "end" for 0, an
+// entry after a loop schedule's last step (its drain and judge).
+func StepNumber(n int) string {
+	if n == 0 {
+		return "end"
+	}
+	return fmt.Sprint(n)
 }
 
 // History is the record of one check.

@@ -46,6 +46,17 @@ type Summary struct {
 	ShrinkStopped   string
 	// Time is where the run's wall time went.
 	Time *Timing
+	// Properties, when a contract records them (the loop contract), say
+	// how each property was checked and how often: reports build the
+	// verdicts from them.
+	Properties []PropertyRecord
+	// Nemesis, when a contract records it (the loop contract), counts
+	// every kind of fault it has, per link or place.
+	Nemesis []FaultCount
+	// Outcomes is the failing check's end state, when its contract
+	// judges one (the loop contract): every committed payment's outcome,
+	// in payment order. Nil when nothing failed, or failed before the end.
+	Outcomes []PaymentOutcome
 }
 
 // BrokerCoverage counts the broker link's own faults.

@@ -96,7 +96,7 @@ func (a *axis) stepTicks(steps []Step, clocks []time.Time) {
 		if r.Fold {
 			a.Ticks = append(a.Ticks, tick{X: c.X, Label: "⋯", Title: fmt.Sprintf("steps %d–%d: %d no-op steps, folded", r.From+1, r.To+1, r.Len())})
 		} else if n := r.From + 1; n == 1 || n%5 == 0 || ci == len(a.Cols)-1 {
-			a.Ticks = append(a.Ticks, tick{X: c.X, Label: fmt.Sprint(steps[r.From].N)})
+			a.Ticks = append(a.Ticks, tick{X: c.X, Label: steps[r.From].Num()})
 		}
 		if i := r.From; i > 0 && clocks[i].After(clocks[i-1]) && c.X-lastClock >= 52 {
 			lastClock = c.X
@@ -137,10 +137,14 @@ func niceStep(d time.Duration) time.Duration {
 	}
 }
 
-// elapsed prints a duration for an axis: "250ms", "2m2s".
+// elapsed prints a duration for an axis: "250ms", "1.2s", "2m2s"; below
+// 10 s to a tenth, so that ticks 200 ms apart do not read alike.
 func elapsed(d time.Duration) string {
-	if d < time.Second {
+	switch {
+	case d < time.Second:
 		return d.Round(time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/model"
@@ -28,6 +27,10 @@ func (r *Report) Fill(sum properties.Summary) {
 	}
 	for k, c := range sum.Network {
 		r.Coverage.Network[string(k)] = KindCoverage{Injected: c.Injected, Struck: c.Struck, Affected: c.Affected}
+	}
+	for _, f := range sum.Nemesis {
+		r.Coverage.Faults = append(r.Coverage.Faults, FaultCoverage{Kind: f.Kind, Where: f.Where, Injected: f.Injected,
+			Struck: f.Struck, Affected: f.Affected, Note: f.Note})
 	}
 	f := sum.Failure
 	r.Interrupted = sum.Interrupted
@@ -58,12 +61,19 @@ func (r *Report) Fill(sum properties.Summary) {
 				Actor: e.Actor, Input: e.Input, Result: e.Result, Expect: e.Expect,
 				Outcome: e.Outcome, Broker: e.Broker, Model: e.Model, Rows: e.Rows})
 		}
+		for _, o := range sum.Outcomes {
+			ce.Payments = append(ce.Payments, PaymentOutcome{Payment: o.Payment, Outcome: o.Outcome, Why: o.Why})
+		}
 		r.Failure = ce
 	}
-	r.Properties = verdicts(r.Verdict, f)
-	for i, p := range r.Properties {
-		if why := sum.NotApplicable[p.Name]; why != "" && p.Verdict != Violated {
-			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
+	if sum.Properties != nil {
+		r.Properties = fromRecords(r.Verdict, f, sum.Properties)
+	} else {
+		r.Properties = verdicts(r.Verdict, f)
+		for i, p := range r.Properties {
+			if why := sum.NotApplicable[p.Name]; why != "" && p.Verdict != Violated {
+				r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
+			}
 		}
 	}
 	r.fillProgress(sum)
@@ -88,7 +98,7 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 	var out []Property
 	add := func(names []string, kind string) {
 		for _, n := range names {
-			p := Property{Name: n, Kind: kind, Verdict: Held}
+			p := Property{Name: n, Kind: kind, Checked: map[string]string{"safety": "after every action", "liveness": "after the drain"}[kind], Verdict: Held}
 			switch {
 			case verdict == Infrastructure, verdict == SubjectError:
 				p.Verdict = NotChecked
@@ -104,14 +114,4 @@ func verdicts(verdict string, f *properties.Failure) []Property {
 	add(model.SafetyProperties, "safety")
 	add(model.LivenessProperties, "liveness")
 	return out
-}
-
-// Only marks every property outside checked not applicable, saying why:
-// the loop contract, for one, sees no rows and no claims.
-func (r *Report) Only(checked []string, why string) {
-	for i, p := range r.Properties {
-		if !slices.Contains(checked, p.Name) && p.Verdict != Violated {
-			r.Properties[i].Verdict, r.Properties[i].Detail = NotApplicable, why
-		}
-	}
 }

@@ -23,7 +23,17 @@ func (r *Report) HTML(w io.Writer) error {
 		Story    []storyRow
 		Folded   int
 		Upper    string
-	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r)}
+		// JudgedCounted: the properties table has a "judged" column.
+		JudgedCounted       bool
+		FaultsNotApplicable []string
+		// FaultRows is the coverage table of a contract that counts
+		// every kind per place; Never and Idle, what never happened.
+		FaultRows   []faultRow
+		Never, Idle []string
+	}{Report: r, Upper: strings.ToUpper(words(r.Verdict)), Rate: newRatePlot(r),
+		JudgedCounted: judgedCounted(r.Properties), FaultsNotApplicable: r.faultsNotApplicable(),
+		FaultRows: faultRows(r.Coverage.Faults)}
+	data.Never, data.Idle = neverHappened(r.Coverage.Faults)
 	if r.Failure != nil && len(r.Failure.Steps) > 0 {
 		t := newTimeline(r.Failure.Steps)
 		data.Timeline = &t
@@ -39,6 +49,7 @@ func (r *Report) HTML(w io.Writer) error {
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join":     strings.Join,
+	"outcomes": outcomeCounts,
 	"settings": settingsText,
 	"words":    words,
 }).Parse(pageSource))

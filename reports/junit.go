@@ -51,8 +51,8 @@ func (r *Report) JUnit(w io.Writer) error {
 		case NotChecked:
 			c.Error = &junitMessage{Message: oneLine(r.Message)}
 			s.Errors++
-		case NotApplicable:
-			c.Skipped = &junitMessage{Message: p.Detail}
+		case NotApplicable, NotJudged:
+			c.Skipped = &junitMessage{Message: words(p.Verdict) + ": " + p.Detail}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)
@@ -88,7 +88,7 @@ func story(ce *Counterexample) string {
 }
 
 func (s Step) String() string {
-	out := fmt.Sprintf("%3d  %s  %-15s %-12s %s", s.N, s.Clock, s.Action, s.Actor, s.Input)
+	out := fmt.Sprintf("%3s  %s  %-15s %-12s %s", s.Num(), s.Clock, s.Action, s.Actor, s.Input)
 	if s.Result != "" {
 		out += " → " + s.Result
 	}

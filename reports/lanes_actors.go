@@ -40,7 +40,7 @@ func (b *builder) mark(i, y int) []shape {
 	if i == len(b.steps)-1 {
 		m.R, m.Class, m.ID = 12, m.Class+" failing", "failing-step"
 	}
-	return []shape{m, {Kind: "text", X: x, Y: y + 4, Class: "num", Text: fmt.Sprint(s.N), Anchor: "middle", Title: title}}
+	return []shape{m, {Kind: "text", X: x, Y: y + 4, Class: "num", Text: s.Num(), Anchor: "middle", Title: title}}
 }
 
 // outcomeClass is ok, failed, unknown or none.
@@ -61,7 +61,7 @@ func outcomeClass(s Step) string {
 
 // stepTitle is a step's tooltip.
 func stepTitle(s Step) string {
-	t := fmt.Sprintf("step %d at %s\n%s: %s %s", s.N, s.Clock, s.Actor, words(s.Action), s.Input)
+	t := fmt.Sprintf("step %s at %s\n%s: %s %s", s.Num(), s.Clock, s.Actor, words(s.Action), s.Input)
 	if s.Result != "" {
 		t += "\nactual: " + s.Result
 	}
@@ -86,9 +86,16 @@ func laneKey(actor string) string {
 
 // brokerLane draws the broker's log: each message it accepted (green: the
 // publisher got the acknowledgement; amber: it did not), each publish it
-// refused (red), and each delivery a consumer acknowledged (blue).
+// refused (red), and each delivery a consumer acknowledged (blue). A
+// story that records no publish (the loop contract's: its broker's
+// record is not in the story) gets none: an empty log would say nothing
+// was published.
 func (b *builder) brokerLane() {
-	y := b.lane("broker", "publishes the broker accepted or refused, deliveries consumers acknowledged", laneH) + laneH/2
+	if !slices.ContainsFunc(b.steps, func(s Step) bool { return s.Action == "Publish" || len(s.Broker) > 0 }) {
+		return
+	}
+	b.t.Broker = true
+	y := b.lane("broker log", "publishes the broker accepted or refused, deliveries consumers acknowledged", laneH) + laneH/2
 	for i, s := range b.steps {
 		x := b.ax.X(i)
 		for k, id := range s.Broker {
@@ -97,16 +104,16 @@ func (b *builder) brokerLane() {
 				class, what = "pub unknown", "accepted; the acknowledgement was lost"
 			}
 			b.add(shape{Kind: "rect", X: x - 6 + 3*k, Y: y - 6 - 3*k, W: 12, H: 12, Class: class,
-				Title: fmt.Sprintf("step %d: the broker took %s from %s: %s", s.N, b.sh.id(id), s.Actor, what)})
+				Title: fmt.Sprintf("step %s: the broker took %s from %s: %s", s.Num(), b.sh.id(id), s.Actor, what)})
 		}
 		switch {
 		case s.Action == "Publish" && len(s.Broker) == 0 && s.Outcome != "ok":
 			b.add(shape{Kind: "text", X: x, Y: y + 6, Class: "refused", Text: "✕", Anchor: "middle",
-				Title: fmt.Sprintf("step %d: %s's publish: %s", s.N, s.Actor, s.Result)})
+				Title: fmt.Sprintf("step %s: %s's publish: %s", s.Num(), s.Actor, s.Result)})
 		case strings.HasPrefix(s.Action, "Deliver") || s.Action == "CrashConsumer":
 			class := "delivery " + outcomeClass(s)
 			b.add(shape{Kind: "text", X: x, Y: y + 6, Class: class, Text: "▼", Anchor: "middle",
-				Title: b.sh.text(fmt.Sprintf("step %d: delivered %s to %s: %s", s.N, s.Input, s.Actor, s.Result))})
+				Title: b.sh.text(fmt.Sprintf("step %s: delivered %s to %s: %s", s.Num(), s.Input, s.Actor, s.Result))})
 		}
 	}
 }

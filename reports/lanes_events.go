@@ -75,6 +75,7 @@ func (b *builder) eventLanes() {
 		return
 	}
 	b.section("events")
+	b.t.Events = true
 	st, pays := statuses(b.steps), payments(b.steps)
 	for _, id := range ids {
 		name := "event " + b.sh.id(id)

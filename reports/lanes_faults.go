@@ -7,20 +7,47 @@ import (
 )
 
 // span is a fault window on the faults track: a partition from Partition
-// to Heal, an actor down from its crash to its restart, or an instant (a
-// database or consumer crash).
+// to Heal, an actor down from its crash to its restart, a broker outage
+// or slow window, a held transaction, the sessions' time zone, or an
+// instant (a database or consumer crash, a poison, a lost ack).
 type span struct {
-	Row      string // the actor, or "database"
+	Row      string // the actor, "broker", "database" or "time zone"
 	From, To int    // step indices; To == From: an instant
 	Kind     string // fault, down or crash
 	What     string
 }
 
+// window is how an action opens a window: on which row (the step's
+// actor if ""), under which key (row/key), of which kind, saying what.
+type window struct{ row, key, kind, what string }
+
+// opens are the actions that open a window; closes, the ones that close
+// one (row "": the step's actor); instants, the ones that are one.
+var (
+	opens = map[string]window{
+		"Partition": {key: "fault", kind: "fault"}, "Wedge": {key: "fault", kind: "fault", what: "severed mid-publish (wedge)"},
+		"CrashDispatcher": {key: "down", kind: "down", what: "down"}, "CrashMidMark": {key: "down", kind: "down", what: "down"},
+		"StopDispatcher":  {key: "down", kind: "down", what: "stopped"},
+		"BrokerDown":      {row: "broker", key: "down", kind: "down", what: "down"},
+		"BrokerSlow":      {row: "broker slow", key: "slow", kind: "fault", what: "slow: acknowledgements late"},
+		"HoldTransaction": {row: "database", key: "hold", kind: "fault", what: "transaction held"},
+	}
+	closes = map[string]window{
+		"Heal": {key: "fault"}, "Restart": {key: "down"},
+		"BrokerUp": {row: "broker", key: "down"}, "BrokerPrompt": {row: "broker slow", key: "slow"},
+		"ReleaseTransaction": {row: "database", key: "hold"},
+	}
+	instants = map[string]window{
+		"CrashDatabase": {row: "database", kind: "crash", what: "crash"}, "CrashConsumer": {kind: "crash", what: "crash"},
+		"Poison": {row: "broker", kind: "crash", what: "poison"}, "AckLost": {row: "broker", kind: "crash", what: "ack lost"},
+	}
+)
+
 // spans finds the fault windows of steps; a window still open at the end
-// runs to the last step.
+// runs to the last step. A step that was skipped or failed opens none.
 func spans(steps []Step) []span {
 	var out []span
-	open := map[string]span{} // row/kind → window
+	open := map[string]span{} // row/key → window
 	closeWin := func(key string, to int) {
 		if w, ok := open[key]; ok {
 			w.To = to
@@ -28,25 +55,42 @@ func spans(steps []Step) []span {
 			delete(open, key)
 		}
 	}
+	rowOf := func(w window, s Step) string {
+		if w.row != "" {
+			return w.row
+		}
+		return s.Actor
+	}
 	for i, s := range steps {
-		switch s.Action {
-		case "Partition":
-			closeWin(s.Actor+"/fault", i)
-			open[s.Actor+"/fault"] = span{Row: s.Actor, From: i, Kind: "fault", What: words(s.Input)}
-		case "Heal":
-			closeWin(s.Actor+"/fault", i)
-		case "CrashDispatcher", "CrashMidMark":
-			closeWin(s.Actor+"/fault", i)
-			open[s.Actor+"/down"] = span{Row: s.Actor, From: i, Kind: "down", What: "down"}
-		case "Restart":
-			closeWin(s.Actor+"/down", i)
-		case "CrashDatabase":
-			out = append(out, span{Row: "database", From: i, To: i, Kind: "crash", What: "crash"})
-		case "CrashConsumer":
-			out = append(out, span{Row: s.Actor, From: i, To: i, Kind: "crash", What: "crash"})
-		case "Drain":
+		if strings.HasPrefix(s.Result, "skipped") || strings.HasPrefix(s.Result, "error") {
+			continue
+		}
+		if w, ok := closes[s.Action]; ok {
+			closeWin(rowOf(w, s)+"/"+w.key, i)
+		}
+		if w, ok := instants[s.Action]; ok {
+			out = append(out, span{Row: rowOf(w, s), From: i, To: i, Kind: w.kind, What: w.what})
+		}
+		if w, ok := opens[s.Action]; ok && !(s.Action == "Wedge" && s.Actor == "operator") {
+			row, what := rowOf(w, s), w.what
+			if what == "" {
+				what = words(s.Input)
+			}
+			if strings.HasPrefix(s.Action, "Crash") {
+				closeWin(row+"/fault", i) // a crash ends what was on its link
+			}
+			closeWin(row+"/"+w.key, i)
+			open[row+"/"+w.key] = span{Row: row, From: i, Kind: w.kind, What: what}
+		}
+		switch {
+		case s.Action == "TimeZone" && s.Input != "UTC":
+			closeWin("time zone/zone", i)
+			open["time zone/zone"] = span{Row: "time zone", From: i, Kind: "fault", What: "sessions in " + s.Input}
+		case s.Action == "Drain":
 			for _, k := range slices.Sorted(mapKeys(open)) {
-				closeWin(k, i)
+				if k != "time zone/zone" { // the drain's sessions stay in it
+					closeWin(k, i)
+				}
 			}
 		}
 	}
@@ -55,6 +99,18 @@ func spans(steps []Step) []span {
 		out[len(out)-1].To = len(steps) // still open: past the last step
 	}
 	return out
+}
+
+// rowLabel names a faults row so that no two lanes of the timeline share
+// a name: an actor's row is its link's; the others keep theirs.
+func rowLabel(row string) string {
+	switch row {
+	case "broker":
+		return "broker faults"
+	case "broker slow", "database", "time zone":
+		return row
+	}
+	return row + " link"
 }
 
 // faultsTrack draws the fault windows, one row per actor that had one.
@@ -73,7 +129,7 @@ func (b *builder) faultsTrack() {
 	}
 	slices.SortFunc(rows, func(a, c string) int { return strings.Compare(laneKey(a), laneKey(c)) })
 	for _, r := range rows {
-		top := b.lane(r, "", trackH)
+		top := b.lane(rowLabel(r), "", trackH)
 		for _, w := range ws {
 			if w.Row == r {
 				b.add(b.window(w, top)...)

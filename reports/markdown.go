@@ -39,34 +39,37 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("")
 	p("## Properties")
 	p("")
-	p("| property | checked | verdict |")
-	p("|---|---|---|")
+	counted := judgedCounted(r.Properties)
+	if counted {
+		p("| property | checked | judged | verdict |")
+		p("|---|---|---|---|")
+	} else {
+		p("| property | checked | verdict |")
+		p("|---|---|---|")
+	}
 	for _, pr := range r.Properties {
-		v := pr.Verdict
-		if pr.Verdict == Violated {
+		v := cell(pr.VerdictText())
+		switch pr.Verdict {
+		case Violated:
 			v = "**VIOLATED**"
+		case NotJudged:
+			v = "**not judged**: " + cell(pr.Detail)
 		}
-		p("| `%s` | %s | %s |", pr.Name, map[string]string{"safety": "after every action", "liveness": "after the drain"}[pr.Kind], v)
+		if counted {
+			p("| `%s` | %s | %s | %s |", pr.Name, pr.When(), pr.JudgedText(), v)
+		} else {
+			p("| `%s` | %s | %s |", pr.Name, pr.When(), v)
+		}
 	}
 	p("")
 	p("## Fault coverage")
 	p("")
-	p("| fault | injected | struck | affected |")
-	p("|---|---|---|---|")
-	for _, k := range slices.Sorted(mapKeys(r.Coverage.Network)) {
-		c := r.Coverage.Network[k]
-		note := ""
-		if c.Injected > 0 && c.Struck == 0 {
-			note = " **(never struck)**"
-		}
-		p("| %s%s | %d | %d | %d |", k, note, c.Injected, c.Struck, c.Affected)
+	if len(r.Coverage.Faults) > 0 {
+		r.markdownFaults(p)
+	} else {
+		r.markdownNetwork(p)
 	}
-	p("| broker: refused | %d | | |", r.Coverage.BrokerRefused)
-	p("| broker: ack lost | %d | | |", r.Coverage.BrokerAckLost)
-	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {
-		p("| crash: %s | %d | | |", strings.ReplaceAll(k, "_", " "), r.Coverage.Crashes[k])
-	}
-	for _, k := range slices.Sorted(mapKeys(r.Coverage.NotApplicable)) {
+	for _, k := range r.faultsNotApplicable() {
 		p("")
 		p("Not applicable: `%s`: %s.", k, r.Coverage.NotApplicable[k])
 	}
@@ -77,17 +80,21 @@ func (r *Report) Markdown(w io.Writer) error {
 	if ce := r.Failure; ce != nil {
 		p("")
 		if ce.Operation != "" {
-			p("## Where %s first failed (%d steps)", ce.Operation, len(ce.Steps))
+			p("## Where %s first failed (%d steps)", ce.Operation, ce.StepCount())
 		} else {
-			p("## Counterexample (%d steps, first failed at check %d)", len(ce.Steps), ce.FirstCheck)
+			p("## Counterexample (%d steps, first failed at check %d)", ce.StepCount(), ce.FirstCheck)
 		}
 		p("")
 		p("| # | clock | action | actor | input | actual | model |")
 		p("|---|---|---|---|---|---|---|")
 		for _, s := range ce.Steps {
-			p("| %d | %s | %s | %s | %s | %s | %s |", s.N, s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
+			p("| %s | %s | %s | %s | %s | %s | %s |", s.Num(), s.Clock, s.Action, s.Actor, cell(s.Input), cell(s.Result), cell(s.Expect))
 		}
 		p("")
+		if n := len(ce.Payments); n > 0 {
+			p("Every committed payment's outcome at the failing end state (%s) is in report.json, `counterexample.payments`.", outcomeCounts(ce.Payments))
+			p("")
+		}
 		if ce.Operation == "" || ce.FailFile != "" {
 			p("Replay it step by step: `outboxcheck replay <this directory>`.")
 		}

@@ -54,6 +54,7 @@ func Merge(rs []*Report) (*Report, error) {
 		for k, why := range r.Coverage.NotApplicable {
 			m.Coverage.NotApplicable[k] = why
 		}
+		m.Coverage.Faults = addFaults(m.Coverage.Faults, r.Coverage.Faults)
 		m.Coverage.BrokerRefused += r.Coverage.BrokerRefused
 		m.Coverage.BrokerAckLost += r.Coverage.BrokerAckLost
 		for _, p := range r.Properties {
@@ -63,14 +64,16 @@ func Merge(rs []*Report) (*Report, error) {
 				m.Properties = append(m.Properties, p)
 				continue
 			}
+			judged := addJudged(m.Properties[i].Judged, p.Judged)
 			if propRank(p.Verdict) > propRank(m.Properties[i].Verdict) {
 				m.Properties[i] = p
 			}
+			m.Properties[i].Judged = judged
 		}
 	}
 	if m.Failure != nil {
 		m.Failure = &Counterexample{Property: m.Failure.Property, Operation: m.Failure.Operation, Message: m.Failure.Message,
-			FirstCheck: m.Failure.FirstCheck, Steps: m.Failure.Steps} // replay it from its shard's report
+			FirstCheck: m.Failure.FirstCheck, Steps: m.Failure.Steps, Payments: m.Failure.Payments} // replay it from its shard's report
 	}
 	return m, nil
 }
@@ -79,8 +82,24 @@ func rank(v string) int {
 	return map[string]int{Pass: 0, Interrupted: 1, Infrastructure: 2, SubjectError: 3, Panic: 4, Violation: 5}[v]
 }
 
+// propRank orders verdicts for a merge: a property one shard judged and
+// held is held, though another never judged it.
 func propRank(v string) int {
-	return map[string]int{Held: 0, NotApplicable: 1, NotChecked: 2, Violated: 3}[v]
+	return map[string]int{NotJudged: -1, Held: 0, NotApplicable: 1, NotChecked: 2, Violated: 3}[v]
+}
+
+// addJudged adds two shards' judgement counts; nil where neither counted.
+func addJudged(a, b *int) *int {
+	if a == nil && b == nil {
+		return nil
+	}
+	n := 0
+	for _, c := range []*int{a, b} {
+		if c != nil {
+			n += *c
+		}
+	}
+	return &n
 }
 
 func compareShard(a, b string) int {
@@ -88,4 +107,31 @@ func compareShard(a, b string) int {
 	fmt.Sscanf(a, "%d/%d", &ai, &an)
 	fmt.Sscanf(b, "%d/%d", &bi, &bn)
 	return ai - bi
+}
+
+// addFaults adds b's rows to a's, by kind and place; a row of b that a
+// lacks goes after a's last row of its kind. A kind drawn somewhere loses
+// its row of zeros.
+func addFaults(a, b []FaultCoverage) []FaultCoverage {
+	out := slices.Clone(a)
+	for _, f := range b {
+		if i := slices.IndexFunc(out, func(g FaultCoverage) bool { return g.Kind == f.Kind && g.Where == f.Where }); i >= 0 {
+			out[i].Injected += f.Injected
+			out[i].Struck += f.Struck
+			out[i].Affected += f.Affected
+			continue
+		}
+		at := len(out)
+		for i, g := range out {
+			if g.Kind == f.Kind {
+				at = i + 1
+			}
+		}
+		out = slices.Insert(out, at, f)
+	}
+	drawn := map[string]bool{}
+	for _, f := range out {
+		drawn[f.Kind] = drawn[f.Kind] || f.Injected > 0
+	}
+	return slices.DeleteFunc(out, func(f FaultCoverage) bool { return f.Where == "" && f.NeverDrawn() && drawn[f.Kind] })
 }

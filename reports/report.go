@@ -33,6 +33,10 @@ const (
 	Violated      = "violated"
 	NotApplicable = "not-applicable"
 	NotChecked    = "not-checked" // the run stopped before a verdict (infrastructure)
+	// NotJudged: the property applies, but nothing in the run put it to
+	// the test (a probe never taken, an end state never reached): it
+	// neither held nor failed.
+	NotJudged = "not-judged"
 )
 
 // Report is one run, or the merge of shards.
@@ -118,14 +122,28 @@ type Environment struct {
 
 // Property is one property's verdict.
 type Property struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"` // safety (after every action) or liveness (after the drain)
+	Name string `json:"name"`
+	Kind string `json:"kind"` // safety or liveness
+	// Checked says when its check runs: "after every action", "after the
+	// drain", "at the end, after the drain", "per probe"... Absent from
+	// older reports, where Kind says it (When).
+	Checked string `json:"checked,omitempty"`
+	// Judged counts its judgements over the run's generated checks, in
+	// Unit (steps, end states, probes), where the contract records them
+	// (the loop contract); absent otherwise.
+	Judged  *int   `json:"judged,omitempty"`
+	Unit    string `json:"unit,omitempty"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail,omitempty"`
 }
 
 // Coverage is what the faults did.
 type Coverage struct {
+	// Faults, where the contract counts every kind of its nemesis per
+	// place (the loop contract), is the coverage table: each kind per
+	// link, dispatcher, broker or zone, the kinds never drawn as rows of
+	// zeros. Network, Broker* and Crashes then repeat part of it.
+	Faults        []FaultCoverage         `json:"faults,omitempty"`
 	Network       map[string]KindCoverage `json:"network"`
 	BrokerRefused int                     `json:"broker_refused"`
 	BrokerAckLost int                     `json:"broker_ack_lost"`
@@ -136,6 +154,24 @@ type Coverage struct {
 	// while an operation never worked says so.
 	NeverSucceeded map[string]string `json:"never_succeeded,omitempty"`
 }
+
+// FaultCoverage counts one kind of fault at one place: injected,
+// struck (took effect), affected (the requests, publishes or deliveries
+// it changed); Note says what these count for the kind.
+type FaultCoverage struct {
+	Kind     string `json:"kind"`
+	Where    string `json:"where,omitempty"`
+	Injected int    `json:"injected"`
+	Struck   int    `json:"struck"`
+	Affected int    `json:"affected"`
+	Note     string `json:"note,omitempty"`
+}
+
+// NeverStruck: injected, and never took effect.
+func (f FaultCoverage) NeverStruck() bool { return f.Injected > 0 && f.Struck == 0 }
+
+// NeverDrawn: no fault of the kind was put on at all.
+func (f FaultCoverage) NeverDrawn() bool { return f.Injected == 0 }
 
 // KindCoverage counts one network fault kind.
 type KindCoverage struct {
@@ -156,11 +192,26 @@ type Counterexample struct {
 	// FailFile is rapid's fail file, relative to the report's directory:
 	// `outboxcheck replay` runs exactly this check again.
 	FailFile string `json:"fail_file,omitempty"`
+	// Payments is the failing end state in full, where the contract
+	// judges one (the loop contract's no-loss, timely-delivery): every
+	// committed payment's outcome, in numeric order. The message only
+	// summarises it.
+	Payments []PaymentOutcome `json:"payments,omitempty"`
+}
+
+// PaymentOutcome is what became of one committed payment: delivered,
+// dead, pending or lost, and what the harness saw of one not delivered.
+type PaymentOutcome struct {
+	Payment string `json:"payment"`
+	Outcome string `json:"outcome"`
+	Why     string `json:"why,omitempty"`
 }
 
 // Step is one action of the counterexample: what the subject returned
 // (Result) and, where they differ, what the model expected (Expect).
 type Step struct {
+	// N is the step's number. A loop schedule's step may record several
+	// entries, which share it; 0 is after its last step (the drain).
 	N      int    `json:"n"`
 	Clock  string `json:"clock"` // the harness's clock, never the wall's
 	Action string `json:"action"`

@@ -16,6 +16,10 @@ type timeline struct {
 	Labels        []shape // the lane names, in a column that does not scroll
 	Shapes        []shape // the plot
 	FailX         int     // the failing step's x, for the scroll on load
+	// Broker and Events say whether it has the broker's log and event
+	// lanes (the loop contract's story records neither), for the legend.
+	Broker, Events bool
+	names          map[string]bool // the lane names given so far
 }
 
 // shape is one SVG element of the timeline.
@@ -72,8 +76,16 @@ func (b *builder) section(name string) {
 	b.y += sectionH
 }
 
-// lane adds a lane of height h named name and returns its top.
+// lane adds a lane of height h named name and returns its top. Lanes
+// are named uniquely: a name given already is numbered.
 func (b *builder) lane(name, title string, h int) int {
+	if b.t.names == nil {
+		b.t.names = map[string]bool{}
+	}
+	for n, base := 2, name; b.t.names[name]; n++ {
+		name = fmt.Sprintf("%s (%d)", base, n)
+	}
+	b.t.names[name] = true
 	top := b.y
 	b.label(shape{Kind: "text", X: 12, Y: top + h/2 + 4, Text: name, Title: title})
 	b.add(shape{Kind: "line", X: 0, Y: top + h/2, X2: b.t.Width, Y2: top + h/2, Class: "lane"})
@@ -109,7 +121,7 @@ func (b *builder) axisRow() {
 func foldTitle(steps []Step, r run, sh shortener) string {
 	lines := []string{fmt.Sprintf("%d no-op steps, folded:", r.Len())}
 	for _, s := range steps[r.From : r.To+1] {
-		lines = append(lines, sh.text(fmt.Sprintf("%d %s %s %s → %s", s.N, s.Actor, words(s.Action), s.Input, s.Result)))
+		lines = append(lines, sh.text(fmt.Sprintf("%s %s %s %s → %s", s.Num(), s.Actor, words(s.Action), s.Input, s.Result)))
 	}
 	return strings.Join(lines, "\n")
 }

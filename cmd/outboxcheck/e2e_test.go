@@ -124,6 +124,12 @@ func checkProgress(t *testing.T, r *reports.Report) {
 	for _, c := range r.Coverage.Network {
 		injected += c.Injected
 	}
+	if len(r.Coverage.Faults) > 0 { // every kind per place: the network's included
+		injected = 0
+		for _, f := range r.Coverage.Faults {
+			injected += f.Injected
+		}
+	}
 	if steps != r.Steps || prev.At <= 0 || prev.At > r.Seconds || prev.Faults != injected {
 		t.Fatalf("checkpoints: %d steps, %d faults, last at %vs; the run: %d steps, %d faults, %.1fs", steps, prev.Faults, prev.At, r.Steps, injected, r.Seconds)
 	}

@@ -34,20 +34,6 @@ var loopSubjects = func() map[string]loopSubject {
 	return m
 }()
 
-// loopProperties are what the loop contract checks.
-var loopProperties = []string{"no-loss", "no-phantom", "effect-at-most-once", "effect-exactly-once", "backoff"}
-
-// loopOwn are the loop contract's own properties, beyond the step
-// contract's list, with their kind and the NotApplicable key that
-// switches each off.
-var loopOwn = []struct{ name, kind, naKey string }{
-	{"timely-delivery", "liveness", "timely-delivery"},
-	{"dead-letter", "liveness", "dead letters"},
-	{"dead-exclusive", "safety", "dead letters"},
-	{"relay-isolation", "liveness", "relay-isolation"},
-	{"relay-liveness", "liveness", "relay-liveness"},
-}
-
 // scheduleFile is the failing schedule's file in a loop run's report
 // directory: `outboxcheck replay` replays it.
 const scheduleFile = "schedule.json"
@@ -77,10 +63,8 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	rep.Fill(res.Summary)
 	rep.Steps = res.Steps
 	rep.SetRate(res.Summary)
-	fillLoopVerdicts(rep, res)
 	fmt.Fprintf(stdout, "outboxcheck: loop contract, %s; %s\n", res.Coverage(), rate(rep))
 	if f := res.Failure; f != nil && !f.Infrastructure {
-		fmt.Fprintln(stdout, res.Story())
 		if err := saveSchedule(c, rep, res); err != nil {
 			return err
 		}
@@ -100,29 +84,6 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	}
 	c.saidWhere(stdout)
 	return verdict(rep, ses, stdout)
-}
-
-// fillLoopVerdicts marks what the loop contract does not check and adds
-// its own liveness property, timely-delivery.
-func fillLoopVerdicts(rep *reports.Report, res loopcheck.Result) {
-	rep.Only(loopProperties, "the loop contract sees the end state and effects only, not rows or claims")
-	for i, p := range rep.Properties {
-		if why := res.NotApplicable[p.Name]; why != "" && p.Verdict != reports.Violated {
-			rep.Properties[i].Verdict, rep.Properties[i].Detail = reports.NotApplicable, why
-		}
-	}
-	for _, o := range loopOwn {
-		p := reports.Property{Name: o.name, Kind: o.kind, Verdict: reports.Held}
-		switch f := res.Failure; {
-		case f != nil && f.Infrastructure:
-			p.Verdict = reports.NotChecked
-		case f != nil && f.Property == p.Name:
-			p.Verdict, p.Detail = reports.Violated, f.Message
-		case res.NotApplicable[o.naKey] != "":
-			p.Verdict, p.Detail = reports.NotApplicable, res.NotApplicable[o.naKey]
-		}
-		rep.Properties = append(rep.Properties, p)
-	}
 }
 
 // saveSchedule writes the failing schedule beside the report, for replay.

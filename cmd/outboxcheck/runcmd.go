@@ -205,9 +205,9 @@ func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
 	}
 	switch {
 	case ce != nil && ce.Operation != "":
-		fmt.Fprintf(stdout, "where %s first failed (%d steps):\n", ce.Operation, len(ce.Steps))
+		fmt.Fprintf(stdout, "where %s first failed (%d steps):\n", ce.Operation, ce.StepCount())
 	case ce != nil:
-		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", len(ce.Steps), ce.FirstCheck)
+		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", ce.StepCount(), ce.FirstCheck)
 	}
 	if ce != nil {
 		for _, s := range ce.Steps {

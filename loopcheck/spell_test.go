@@ -1,0 +1,42 @@
+package loopcheck
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Each broker fault counts the publishes it changed: an outage its
+// refusals, a poison its payment's, a lost ack the one ack it lost, a
+// slow window its late acks; one that met no publish counts none.
+func TestSpellsCountWhatTheyChanged(t *testing.T) {
+	b := newBroker(time.Now())
+	pub := func(pay string) error {
+		return b.publish(context.Background(), properties.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false)
+	}
+	b.downFor(time.Hour)
+	_ = pub("pay-1")
+	_ = pub("pay-1")
+	b.up()
+	b.downFor(0) // the retry budget spent: no outage
+	b.setPoison("pay-2", 1)
+	_ = pub("pay-2")
+	_ = pub("pay-2")
+	b.slowFor(time.Hour, time.Millisecond)
+	_ = pub("pay-4")
+	b.slowFor(time.Hour, time.Millisecond) // replaces the first, ended now
+	b.loseAck()
+	b.loseAck()
+	_ = pub("pay-3") // its ack lost: not late
+	var got []string
+	for _, s := range b.castSpells() {
+		got = append(got, fmt.Sprintf("%s %d", s.kind, s.hits))
+	}
+	want := "[broker-down 2 broker-down 0 poison 1 broker-slow 1 broker-slow 0 ack-lost 1 ack-lost 0]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("spells %v, want %s", got, want)
+	}
+}

@@ -1,0 +1,56 @@
+package loopcheck_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/properties"
+)
+
+// Every schedule step is in the story under its own number, the ones
+// that find nothing to do too (a kill of a dead relay, a restart of a
+// live one, a redelivery before any message); a step that records
+// several entries numbers them alike, and the drain's are numbered 0
+// ("end"): the story's steps are the schedule's.
+func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
+	s := append(loopcheck.Schedule{{Kind: "timezone", Zone: "UTC"}, {Kind: "redeliver"}, {Kind: "kill", N: 0}, {Kind: "kill", N: 0},
+		{Kind: "restart", N: 0}, {Kind: "restart", N: 0}, {Kind: "stop", N: 1}, {Kind: "stop", N: 1}, {Kind: "restart", N: 1},
+		{Kind: "commit", N: 3}, {Kind: "broker-down", For: 50 * time.Millisecond}, {Kind: "pause", For: 150 * time.Millisecond},
+		{Kind: "broker-slow", For: 50 * time.Millisecond, Delay: 10 * time.Millisecond}, {Kind: "pause", For: 150 * time.Millisecond}}, outage...)
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3}
+	n, f, err := loopcheck.Replay(refloop.DeleteDead, opts, s, "no-loss", 1)
+	if err != nil || n != 1 {
+		t.Fatalf("delete-dead killed by no-loss %d of 1 (%v): %+v", n, err, f)
+	}
+	var steps []int
+	for _, e := range f.History.Entries {
+		steps = append(steps, e.Step)
+	}
+	d := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == "Drain" })
+	if d < 0 || slices.ContainsFunc(steps[d:], func(n int) bool { return n != 0 }) {
+		t.Fatalf("the drain and what follows it are numbered %v from entry %d, want 0:\n%s", steps, d, f.History.Story())
+	}
+	for i := range s {
+		if !slices.Contains(steps, i+1) {
+			t.Errorf("step %d (%s) is not in the story:\n%s", i+1, s[i], f.History.Story())
+		}
+	}
+	if c := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == "Commit" }); c < 0 || steps[c] != 10 || steps[c+2] != 10 {
+		t.Errorf("the three commits of step 10 are numbered %v", steps)
+	}
+	for _, end := range []struct {
+		action string
+		step   int
+	}{{"BrokerUp", 12}, {"BrokerPrompt", 14}} { // each window's end, during the pause after it
+		if i := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == end.action }); i < 0 || steps[i] != end.step {
+			t.Errorf("no %s in step %d:\n%s", end.action, end.step, f.History.Story())
+		}
+	}
+	if !slices.IsSorted(steps[:d]) {
+		t.Errorf("steps out of order: %v", steps)
+	}
+}
