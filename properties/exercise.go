@@ -154,8 +154,10 @@ type runner struct {
 	calls   calls         // every call of the subject's, counted (tallied)
 	cur     *machine      // the running check
 
-	shrinkBy   time.Time // rapid's shrink deadline, once it shrinks a violation (shrinkguard.go)
-	discarding bool      // discard's panic is under way
+	shrinkBy    time.Time // rapid's shrink deadline, once it shrinks a violation (shrinkguard.go)
+	discarding  bool      // discard's panic is under way
+	confirming  bool      // the running check is rapid's replay of a candidate that just failed (shrinkguard.go)
+	confirmNext bool      // the running check is a candidate that failed: the next one confirms it
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
@@ -221,6 +223,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			r.sum.ShrinkRuns++
 			r.shrinkStarted()
 		}
+		r.confirming, r.confirmNext = r.confirmNext, false
 		if r.shrinkOver() {
 			r.shrinkTimeUp()
 			return

@@ -34,6 +34,9 @@ func (r *runner) record(f Failure) {
 	if old := r.sum.Failure; old != nil && r.sum.ShrinkRuns > 0 && !old.sameKind(f) {
 		return
 	}
+	if r.sum.ShrinkRuns > 1 && !r.confirming && !f.Infrastructure {
+		r.confirmNext = true // rapid runs a failing candidate again, recording it
+	}
 	if r.sum.Failure == nil {
 		r.sum.First = &FirstFailure{Check: r.sum.Checks, Elapsed: time.Since(r.started)}
 	}

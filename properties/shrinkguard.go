@@ -21,6 +21,11 @@ import (
 //   - past the shrink deadline (rapid's -rapid.shrinktime from the first
 //     candidate on), a candidate stops at its next step and passes, and a
 //     new one passes at once: shrinking ends within a step of its budget;
+//   - except rapid's second run of a candidate that has just failed: it
+//     records that run's draws as the new counterexample (the fail file's
+//     input), so a confirmation stopped part-way would leave a fail file
+//     cut short, which replays nothing. A confirmation always runs whole;
+//     shrinking then ends at the next candidate;
 //   - the run's Failure is the last check that failed with the property
 //     (record never replaces it with anything else), which is the fail
 //     file's input: rapid saves the last candidate that failed so.
@@ -52,7 +57,7 @@ func (r *runner) shrinkingViolation() bool {
 // the shrink deadline, or past Options.MaxShrinkRuns: it is given up at
 // its next step.
 func (r *runner) shrinkOver() bool {
-	if !r.shrinkingViolation() {
+	if !r.shrinkingViolation() || r.confirming {
 		return false
 	}
 	if n := r.opts.MaxShrinkRuns; n > 0 && r.sum.ShrinkRuns > n {

@@ -3,6 +3,8 @@ package properties_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -170,4 +172,50 @@ func TestShrinkRunsBoundShrinking(t *testing.T) {
 		t.Fatalf("two runs of one seed shrank to different stories:\n%s\n--\n%s", x, y)
 	}
 	t.Logf("%d steps after 4 replays", len(a.Failure.History.Entries))
+}
+
+// Shrinking stopped by its deadline still leaves a fail file that replays
+// the violation: rapid records its second run of a candidate that failed
+// as the counterexample, so that run is never cut short (a fail file cut
+// short replays nothing: "no longer valid"). Here every call takes a
+// second in the check after a candidate that failed (rapid's second run
+// of it), so the shrink deadline falls inside the first such run.
+func TestStoppedShrinkingLeavesAFailFileThatReplays(t *testing.T) {
+	t.Chdir(t.TempDir()) // rapid writes testdata/rapid/<test>/*.fail here
+	setFlag(t, "rapid.checks", "50")
+	setFlag(t, "rapid.shrinktime", "3s")
+	setFlag(t, "rapid.nofailfile", "false")
+	var slow atomic.Bool
+	newSubject := func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+		s, err := reference.Mutated(mutants.MarkPublishedBeforePublishing)(ctx, env)
+		return &slowSubject{Subject: s, slow: &slow}, err
+	}
+	db := pgtest.Database(t).URL
+	rec := properties.NewRecorder(t.Name(), nil)
+	replays := 0 // the first is rapid's reproduction, then candidates
+	sum := properties.Run(rec, newSubject, properties.Options{DatabaseURL: db, OnCheck: func(h *properties.History) {
+		if h.Shrinking {
+			replays++
+		}
+		failed := slices.ContainsFunc(h.Entries, func(e properties.Entry) bool { return e.Expect != "" })
+		slow.Store(replays >= 2 && failed)
+	}})
+	if f := sum.Failure; f == nil || f.Property != "no-loss" || sum.ShrinkStopped == "" {
+		t.Fatalf("failure %+v, stopped %q: want no-loss, shrinking stopped by its deadline\n%s", f, sum.ShrinkStopped, rec.Output())
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
+	if len(files) != 1 {
+		t.Fatalf("fail files %v, want one", files)
+	}
+	slow.Store(false)
+	setFlag(t, "rapid.failfile", files[0])
+	again := properties.NewRecorder(t.Name(), nil)
+	sum2 := properties.Run(again, newSubject, properties.Options{DatabaseURL: db, MaxChecks: 1})
+	if out := again.Output(); strings.Contains(out, "no longer valid") || strings.Contains(out, "ignoring fail file") {
+		t.Fatalf("the fail file does not replay:\n%s", out)
+	}
+	if f := sum2.Failure; f == nil || f.Property != "no-loss" || f.History.Story() != sum.Failure.History.Story() {
+		t.Fatalf("replay: %+v, want the same no-loss story:\n%s", f, sum.Failure.History.Story())
+	}
+	t.Logf("stopped: %q after %d replays; the fail file replays its %d steps", sum.ShrinkStopped, sum.ShrinkRuns, len(sum.Failure.History.Entries))
 }
