@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
@@ -26,7 +26,7 @@ func Exercise(t *testing.T, newSubject NewSubject, opts Options) Result {
 	t.Helper()
 	if opts.DatabaseURL == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		_, db, cleanup, err := pgprov.Scratch(ctx)
+		_, db, cleanup, err := pgscratch.Scratch(ctx)
 		cancel()
 		if err != nil {
 			t.Errorf("infrastructure error: %v", err)

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
@@ -131,7 +131,7 @@ func (c *check) restart(i int) {
 func (c *check) terminate(a properties.Actor) (int, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
 	defer cancel()
-	return pgprov.TerminateSessions(ctx, c.admin, appName(a))
+	return pgscratch.TerminateSessions(ctx, c.admin, appName(a))
 }
 
 // stop ends dispatcher i's incarnation as its own shutdown would: its

@@ -14,7 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
@@ -235,7 +235,7 @@ func open(newSubject NewSubject, opts Options) (*runner, error) {
 	}
 	// Every schedule resets the subject, deleting its rows: only a
 	// database the harness made will do (pgscratch, or none at all).
-	if err := pgprov.EnsureOwned(ctx, r.admin); err != nil {
+	if err := pgscratch.EnsureOwned(ctx, r.admin); err != nil {
 		r.closeHarness()
 		return nil, fmt.Errorf("loopcheck: %w (give no DatabaseURL, or one from pgscratch)", err)
 	}
@@ -310,7 +310,7 @@ func provision(opts *Options) (cleanup func(), err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	_, db, cleanup, err := pgprov.Scratch(ctx)
+	_, db, cleanup, err := pgscratch.Scratch(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("provision PostgreSQL: %w", err)
 	}

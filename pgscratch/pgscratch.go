@@ -1,9 +1,10 @@
-// Package pgscratch gives an adopter's own tests what outboxcheck's tests
-// use: a throwaway PostgreSQL, found or started in the harness's order
-// ($OUTBOXCHECK_DATABASE_URL, a Docker daemon through testcontainers-go,
-// the local server binaries), and a fresh database per test, made and
-// marked as the harness's own so that properties.Exercise and
-// loopcheck.Exercise, Run and Replay accept it.
+// Package pgscratch provisions the PostgreSQL that outboxcheck runs on,
+// and gives an adopter's own tests the same: a throwaway server, found or
+// started in the harness's order ($OUTBOXCHECK_DATABASE_URL, a Docker
+// daemon through testcontainers-go, the local server binaries), and a
+// fresh database per test, made and marked as the harness's own so that
+// the contracts' Exercise, Run and Replay accept it. It is ground floor:
+// it imports nothing of outboxcheck's.
 //
 //	func TestMain(m *testing.M) { pgscratch.Main(m) }
 //
@@ -14,42 +15,63 @@
 //	}
 //
 // Nothing it starts outlives the test binary: Main stops the server and
-// removes its files, also on Ctrl-C.
+// removes its files, also on Ctrl-C. A database is dropped only when it
+// is provably the harness's own (owner.go), whatever its name or comment.
 package pgscratch
 
 import (
 	"context"
+	"os"
+	"sync"
 	"testing"
-
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"time"
 )
 
-// Server is a PostgreSQL server the harness found or started: its
-// Source (url, docker, local), Version, URL() for its admin database,
-// NewDatabase, Close.
-type Server = pgprov.Cluster
-
-// Database is one database made by the harness on a Server: Name, URL,
-// Drop. Drop refuses a database the harness did not make.
-type Database = pgprov.Database
-
-// Options choose how Start finds a server: DatabaseURL (a server of
-// yours), Image (the Docker image), NoDocker.
-type Options = pgprov.Options
-
-// Start finds or starts a server, in the harness's order. Close it when
-// done: that stops what Start started and drops the databases it made.
-func Start(ctx context.Context, opts Options) (*Server, error) { return pgprov.Start(ctx, opts) }
+var shared struct {
+	once   sync.Once
+	server *Server
+	err    error
+}
 
 // Main runs the tests, then stops the test binary's shared server (see
 // Shared). Call it from TestMain.
-func Main(m *testing.M) { pgtest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.server != nil {
+		if err := shared.server.Close(); err != nil {
+			os.Stderr.WriteString("pgscratch: close server: " + err.Error() + "\n")
+		}
+	}
+	os.Exit(code)
+}
 
 // Shared is the test binary's one server, started on first use; a
 // failure to start it fails tb as an infrastructure error.
-func Shared(tb testing.TB) *Server { return pgtest.Cluster(tb) }
+func Shared(tb testing.TB) *Server {
+	tb.Helper()
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		shared.server, shared.err = Start(ctx, Options{})
+	})
+	if shared.err != nil {
+		tb.Fatalf("infrastructure: %v", shared.err)
+	}
+	return shared.server
+}
 
 // NewDatabase makes a fresh database on the shared server for tb and
 // drops it at tb's cleanup.
-func NewDatabase(tb testing.TB) *Database { return pgtest.Database(tb) }
+func NewDatabase(tb testing.TB) *Database {
+	tb.Helper()
+	db, err := Shared(tb).NewDatabase(context.Background())
+	if err != nil {
+		tb.Fatalf("infrastructure: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Drop(context.Background()); err != nil {
+			tb.Errorf("drop %s: %v", db.Name, err)
+		}
+	})
+	return db
+}

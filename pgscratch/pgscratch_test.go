@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
@@ -55,7 +54,7 @@ func TestReplayProvisionsAndRefusesForeignDatabases(t *testing.T) {
 		t.Fatalf("cannot point %s at another database", pgscratch.Shared(t).URL())
 	}
 	_, _, err := loopcheck.Replay(refloop.New, loopcheck.Options{DatabaseURL: u}, oneCommit, "", 1)
-	if !errors.Is(err, pgprov.ErrNotOwned) {
+	if !errors.Is(err, pgscratch.ErrNotOwned) {
 		t.Fatalf("Replay on a foreign database: %v, want ErrNotOwned", err)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/bench"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/selftest/bench"
 )
 
 // BenchmarkStepsVsBareSQL measures, side by side in one run, fault-free

@@ -11,7 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 
 	"github.com/outboxcheck/outboxcheck/model"
 )
@@ -19,7 +19,7 @@ import (
 // Options tune a run. The zero value is filled by defaults.
 type Options struct {
 	// DatabaseURL is the run's database, which must be one the tool
-	// created (internal/pgprov marks them): every check deletes rows.
+	// created (pgscratch marks them): every check deletes rows.
 	// Empty: the run finds PostgreSQL itself (OUTBOXCHECK_DATABASE_URL,
 	// else Docker, else the local server binaries), creates a database,
 	// and removes both when it ends.
@@ -45,7 +45,7 @@ type Options struct {
 	// and CrashDatabase when it is set.
 	Faults bool
 	// CrashDatabase, if set, SIGKILLs the server and brings it back (see
-	// pgprov.Cluster.Crash). Nil: database crashes are not applicable.
+	// pgscratch.Server.Crash). Nil: database crashes are not applicable.
 	CrashDatabase func(context.Context) error
 	// Concurrent adds ClaimTogether (two dispatchers claim at the same
 	// instant) and DeliverTogether (two consumers handle one message at
@@ -315,7 +315,7 @@ func (r *runner) open(newSubject NewSubject) error {
 	}
 	// Every check deletes the subject's rows: never in a database the tool
 	// did not create (a URL pointing at real data would lose it).
-	if err = pgprov.EnsureOwned(r.ctx, r.harness.conn); err != nil {
+	if err = pgscratch.EnsureOwned(r.ctx, r.harness.conn); err != nil {
 		return err
 	}
 	if r.opts.Faults && r.opts.CrashDatabase == nil {
@@ -470,7 +470,7 @@ func (m *machine) byName() map[string]func(*rapid.T) {
 func (r *runner) provision() (cleanup func(), err error) {
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Minute)
 	defer cancel()
-	c, db, cleanup, err := pgprov.Scratch(ctx)
+	c, db, cleanup, err := pgscratch.Scratch(ctx)
 	if err != nil {
 		return nil, err
 	}

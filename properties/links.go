@@ -10,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // settleTimeout bounds the wait for an actor's old sessions to end.
@@ -89,7 +89,7 @@ func (m *machine) waitGone(app string) error {
 	ctx, cancel := context.WithTimeout(m.ctx, settleTimeout)
 	defer cancel()
 	for {
-		n, err := pgprov.TerminateSessions(ctx, m.harness.conn, app)
+		n, err := pgscratch.TerminateSessions(ctx, m.harness.conn, app)
 		if err != nil || n == 0 {
 			return err
 		}

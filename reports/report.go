@@ -114,7 +114,7 @@ type Environment struct {
 	PostgresSource string `json:"postgres_source"` // url, docker or local
 	// ServerSettings are the server's settings that differ from
 	// PostgreSQL's compiled-in defaults, name → value as SHOW prints it
-	// (pgprov.ServerSettings), so a verdict says what server it came from:
+	// (pgscratch.ServerSettings), so a verdict says what server it came from:
 	// a harness-owned cluster's fsync=off, a CI server's own timeouts.
 	// Empty: none differ; null: not recorded.
 	ServerSettings map[string]string `json:"server_settings"`

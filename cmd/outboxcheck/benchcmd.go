@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/bench"
 	"github.com/outboxcheck/outboxcheck/reports"
+	"github.com/outboxcheck/outboxcheck/selftest/bench"
 )
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // TestMain lets a test run the command itself in a child process (to
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // provably gone, and says so. (owner_test.go: what it and clean leave.)
 func TestKilledRunsDatabaseIsSwept(t *testing.T) {
 	ctx := context.Background()
-	server, err := pgprov.Start(ctx, pgprov.Options{NoDocker: true})
+	server, err := pgscratch.Start(ctx, pgscratch.Options{NoDocker: true})
 	if err != nil {
 		t.Fatal(err)
 	}

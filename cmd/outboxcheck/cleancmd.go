@@ -7,12 +7,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // cleanCmd lists the tool's databases on a server, left by runs that did
 // not drop them (SIGKILL, a lost connection), and drops them. It drops
-// only databases whose marker verifies as the tool's (pgprov.Leftover),
+// only databases whose marker verifies as the tool's (pgscratch.Leftover),
 // and says, one line each, what it left and why.
 func cleanCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("clean", "Drops the databases outboxcheck runs left on a PostgreSQL server: named outboxcheck_<hex>, owned by\nthe role you connect as, and marked with a token signed by this OS user's owner key. A run whose\nprocess is alive on this host is left alone; so is every database that is not provably the tool's,\nwith the reason.", stderr)
@@ -22,18 +22,18 @@ func cleanCmd(args []string, stdout, stderr io.Writer) error {
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
-	if *url == "" && os.Getenv(pgprov.EnvDatabaseURL) == "" {
-		return usageErrorf("clean needs --database-url or %s: a server the tool starts itself holds nothing to clean", pgprov.EnvDatabaseURL)
+	if *url == "" && os.Getenv(pgscratch.EnvDatabaseURL) == "" {
+		return usageErrorf("clean needs --database-url or %s: a server the tool starts itself holds nothing to clean", pgscratch.EnvDatabaseURL)
 	}
 	ses, err := openSession(*url, stderr, false)
 	if err != nil {
 		return err
 	}
 	defer ses.close()
-	if ses.cluster.Source != pgprov.SourceURL {
+	if ses.cluster.Source != pgscratch.SourceURL {
 		return usageErrorf("clean needs --database-url or OUTBOXCHECK_DATABASE_URL: a server the tool starts itself holds nothing to clean")
 	}
-	if err := pgprov.EnsureOwnerKey(); err != nil {
+	if err := pgscratch.EnsureOwnerKey(); err != nil {
 		fmt.Fprintf(stderr, "outboxcheck: warning: %s: no database can be verified as the tool's, none is dropped\n", oneLine(err.Error()))
 	}
 	ctx, cancel := context.WithTimeout(ses.ctx, 5*time.Minute)
@@ -49,7 +49,7 @@ func cleanCmd(args []string, stdout, stderr io.Writer) error {
 // gone (with all, also those that may still be running), says what it
 // left and why, one line each, and sums up. With dry it drops nothing and
 // says what it would drop.
-func clean(ctx context.Context, c *pgprov.Cluster, found []pgprov.Leftover, dry, all bool, w io.Writer) error {
+func clean(ctx context.Context, c *pgscratch.Server, found []pgscratch.Leftover, dry, all bool, w io.Writer) error {
 	act, verb := "dropped", "dropped"
 	if dry {
 		act, verb = "would drop", "would be dropped"
@@ -77,7 +77,7 @@ func clean(ctx context.Context, c *pgprov.Cluster, found []pgprov.Leftover, dry,
 
 // allDrops notes that --all would drop a database of the tool's that
 // clean leaves because its run may still be running.
-func allDrops(l pgprov.Leftover, all bool) string {
+func allDrops(l pgscratch.Leftover, all bool) string {
 	if l.Ours() && !all {
 		return " (--all drops it)"
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/properties"
 )
 
@@ -15,7 +15,7 @@ import (
 // and the interrupts that stop the run on it cleanly.
 type session struct {
 	ctx     context.Context
-	cluster *pgprov.Cluster
+	cluster *pgscratch.Server
 	intr    *interrupts
 }
 
@@ -37,12 +37,12 @@ func openSession(url string, stderr io.Writer, graceful bool) (*session, error) 
 		case <-sctx.Done():
 		}
 	}()
-	c, err := pgprov.Start(sctx, pgprov.Options{DatabaseURL: url, OwnSignals: true})
+	c, err := pgscratch.Start(sctx, pgscratch.Options{DatabaseURL: url, OwnSignals: true})
 	switch {
 	case err != nil && intr.signal() != nil:
 		intr.stop()
 		return nil, intr.err()
-	case errors.Is(err, pgprov.ErrBadURL):
+	case errors.Is(err, pgscratch.ErrBadURL):
 		intr.stop()
 		return nil, &codedError{code: exitUsage, err: err}
 	case err != nil:
@@ -56,13 +56,13 @@ func openSession(url string, stderr io.Writer, graceful bool) (*session, error) 
 // sweep drops the tool's databases on a URL server whose run is provably
 // gone (killed with SIGKILL before it could drop its own), and says so;
 // it says, one line each, what it left and why: a database is dropped
-// only if its marker verifies (pgprov.Leftover), never on its comment's
+// only if its marker verifies (pgscratch.Leftover), never on its comment's
 // word.
 func (s *session) sweep(stderr io.Writer) {
-	if s.cluster.Source != pgprov.SourceURL {
+	if s.cluster.Source != pgscratch.SourceURL {
 		return
 	}
-	if err := pgprov.EnsureOwnerKey(); err != nil {
+	if err := pgscratch.EnsureOwnerKey(); err != nil {
 		fmt.Fprintf(stderr, "outboxcheck: warning: %s: no database is swept, and a later run cannot sweep this one's\n", oneLine(err.Error()))
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
@@ -81,7 +81,7 @@ func (s *session) sweep(stderr io.Writer) {
 
 // leftWhy says why a leftover database is left: not the tool's, or its
 // run may still be running.
-func leftWhy(l pgprov.Leftover) string {
+func leftWhy(l pgscratch.Leftover) string {
 	if !l.Ours() {
 		return l.Refused
 	}

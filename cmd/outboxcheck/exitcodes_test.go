@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
@@ -120,7 +120,7 @@ func readmeExitCodes(t *testing.T) []int {
 // role that may log in but not create databases.
 func passwordServer(t *testing.T) string {
 	ctx := context.Background()
-	c, err := pgprov.Start(ctx, pgprov.Options{NoDocker: true, OwnSignals: true}) // the SIGINT case must not close it
+	c, err := pgscratch.Start(ctx, pgscratch.Options{NoDocker: true, OwnSignals: true}) // the SIGINT case must not close it
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // Exit codes.
@@ -113,11 +113,11 @@ func usageErrorf(format string, args ...any) error {
 
 // infraError is err as an infrastructure error, exit 3, which a CI job may
 // retry; unless the server refused on grounds no retry cures (a
-// *pgprov.Refusal: a wrong password, a database that does not exist, no
+// *pgscratch.Refusal: a wrong password, a database that does not exist, no
 // CREATEDB), which is the user's configuration, exit 2, the server's own
 // message first.
 func infraError(err error) error {
-	var r *pgprov.Refusal
+	var r *pgscratch.Refusal
 	if errors.As(err, &r) {
 		return &codedError{code: exitUsage, err: r}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/killmatrix"
+	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
 )
 
 func mutantsCmd(args []string, stdout, stderr io.Writer) error {

@@ -16,14 +16,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgprov"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // isolateOwnerKey gives the rest of t, and the runs it starts, an owner
 // key of their own in a temp dir: the user's own key is never read or
 // written.
 func isolateOwnerKey(t *testing.T) {
-	t.Setenv(pgprov.EnvCacheDir, "")
+	t.Setenv(pgscratch.EnvCacheDir, "")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 }
 
@@ -33,7 +33,7 @@ func isolateOwnerKey(t *testing.T) {
 func newDatabaseAndDie(url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := pgprov.Start(ctx, pgprov.Options{DatabaseURL: url, OwnSignals: true})
+	c, err := pgscratch.Start(ctx, pgscratch.Options{DatabaseURL: url, OwnSignals: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -93,7 +93,7 @@ func deadToolRun(t *testing.T, url string, env ...string) string {
 func TestForgedMarkersSurviveRunAndClean(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	server, err := pgprov.Start(ctx, pgprov.Options{NoDocker: true})
+	server, err := pgscratch.Start(ctx, pgscratch.Options{NoDocker: true})
 	if err != nil {
 		t.Fatal(err)
 	}

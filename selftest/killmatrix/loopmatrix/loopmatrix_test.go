@@ -1,0 +1,49 @@
+// Package loopmatrix holds the loop contract's rows of the kill matrix,
+// apart from TestKillMatrix's step rows so that go test runs the two
+// packages side by side (rapid's budget is process-wide, and the rows
+// differ in it).
+package loopmatrix_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// TestLoopKillMatrix: every loop mutant is killed by the property that
+// names its bug (or one its catalog lists as just as true), and the
+// reference relay passes 60 schedules. Seed 1 unless -rapid.seed says
+// otherwise. Loop counterexamples are not held to a length, and get 2 s
+// of shrinking: a schedule runs on real time, so even 10 s is a handful
+// of replays that left stories of 170 steps (TestDeleteDeadShrinks in
+// ./loopcheck shows loop shrinking at work).
+//
+//	go test -v ./selftest/killmatrix/loopmatrix/
+func TestLoopKillMatrix(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the loop rows of the kill matrix run without -race: go test ./selftest/killmatrix/loopmatrix/")
+	}
+	cfg := killmatrix.Config{
+		Cluster:    pgtest.Cluster(t),
+		Budget:     properties.Budget{Seed: 1}, // a given -rapid.seed wins (Budget.Apply)
+		Mutants:    []mutants.Mutant{},         // no step rows: TestKillMatrix has them
+		Loop:       true,
+		LoopBudget: killmatrix.LoopBudget{ShrinkTime: 2 * time.Second},
+	}
+	_, err := killmatrix.Run(context.Background(), cfg, func(r killmatrix.Row) {
+		t.Log(killmatrix.Line(r))
+		if !r.OK() {
+			t.Errorf("%s: %s (want %q):\n%s", r.Subject, r.Verdict(), r.Want, r.Output)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
