@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // backoffSlack is the stated tolerance of backoff: a retry may come this
@@ -36,7 +36,7 @@ func refused(a Attempt) bool {
 //     relay that was merely slow (a stalled CPU, a long batch) and
 //     publishes an older claim after another relay's refusal can only
 //     do so a lease or more after the event could first be claimed.
-func (c *check) backoff() *properties.Failure {
+func (c *check) backoff() *harness.Failure {
 	b, ok := capability[Backoffer](c.subj)
 	if !ok {
 		return nil
@@ -68,7 +68,7 @@ func (c *check) backoff() *properties.Failure {
 // lost with a cut-off relay, or rolled back with a killed transaction,
 // must not raise the backoff asked of a subject that counts attempts on
 // failure. It returns how many pairs it judged.
-func (c *check) spaced(b Backoffer, as []Attempt) (int, *properties.Failure) {
+func (c *check) spaced(b Backoffer, as []Attempt) (int, *harness.Failure) {
 	failures := 0
 	for i := 1; i < len(as); i++ {
 		prev, a := as[i-1], as[i]

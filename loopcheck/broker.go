@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 var (
@@ -38,7 +38,7 @@ type broker struct {
 	mu        sync.Mutex
 	start     time.Time
 	downUntil time.Time
-	log       []properties.Message
+	log       []harness.Message
 	attempts  []Attempt
 	// poison is how many more publishes of a payment's event the broker
 	// refuses; forever (-1) until the end of the schedule.
@@ -170,7 +170,7 @@ func (b *broker) up() {
 // An accepted publish in a slow window is acknowledged after the delay,
 // or fails with ctx's error if the caller gives up first: the message is
 // in the broker either way (an ambiguous publish, as on a real broker).
-func (b *broker) publish(ctx context.Context, m properties.Message, relay string, dead bool) error {
+func (b *broker) publish(ctx context.Context, m harness.Message, relay string, dead bool) error {
 	err, wait := b.take(m, relay, dead, ctx.Err() != nil)
 	if err != nil || wait == 0 {
 		return err
@@ -184,7 +184,7 @@ func (b *broker) publish(ctx context.Context, m properties.Message, relay string
 }
 
 // take records the attempt and decides it; wait is the ack's delay.
-func (b *broker) take(m properties.Message, relay string, dead, expired bool) (error, time.Duration) {
+func (b *broker) take(m harness.Message, relay string, dead, expired bool) (error, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a := Attempt{EventID: m.ID, PaymentID: m.AggregateID, At: time.Since(b.start), Relay: relay, Outcome: "accepted", Expired: expired}
@@ -240,10 +240,10 @@ func (b *broker) ambiguous() map[string]bool {
 	return out
 }
 
-func (b *broker) messages() []properties.Message {
+func (b *broker) messages() []harness.Message {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]properties.Message(nil), b.log...)
+	return append([]harness.Message(nil), b.log...)
 }
 
 // tries counts the publish attempts per payment of live relays (a killed
@@ -274,10 +274,10 @@ type publisher struct {
 	index  int // the dispatcher's
 	mu     sync.Mutex
 	dead   bool
-	onDead func(m properties.Message)
+	onDead func(m harness.Message)
 }
 
-func (p *publisher) Publish(ctx context.Context, m properties.Message) error {
+func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 	p.mu.Lock()
 	dead := p.dead
 	p.mu.Unlock()
@@ -309,7 +309,7 @@ type hold struct {
 type heldPublish struct {
 	relay string
 	index int
-	msg   properties.Message
+	msg   harness.Message
 }
 
 // holdNext stops the next live publish until release is closed.

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // check is one schedule's run.
@@ -44,7 +44,7 @@ type check struct {
 	timersMu sync.Mutex
 	timers   []*time.Timer
 	// failed is a failure a step itself found (relay-isolation's probe).
-	failed *properties.Failure
+	failed *harness.Failure
 	// judged counts the schedule's judgements of each property.
 	judged judged
 	// quitter is the first relay incarnation whose Dispatch returned
@@ -54,7 +54,7 @@ type check struct {
 	quitErr error
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
-	hist   properties.History
+	hist   harness.History
 	// at is the schedule step running (from 1), whose number every entry
 	// recorded meanwhile takes; 0 before the first and from the drain on.
 	at int
@@ -62,8 +62,8 @@ type check struct {
 	handling  sync.Mutex
 	mu        sync.Mutex
 	acked     map[string]bool // event_id → a delivery was acknowledged
-	delivered []properties.Message
-	again     []properties.Message // crashed deliveries, to deliver again
+	delivered []harness.Message
+	again     []harness.Message // crashed deliveries, to deliver again
 
 	relays    []*relay
 	lingering []*relay // killed, yet Dispatch had not returned
@@ -72,7 +72,7 @@ type check struct {
 	prod      producer
 }
 
-func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
+func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	now := time.Now()
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
@@ -95,7 +95,7 @@ func (r *runner) run(s Schedule) (f *properties.Failure, err error) {
 	defer func() {
 		c.histMu.Lock()
 		defer c.histMu.Unlock()
-		r.story = properties.History{Entries: append([]properties.Entry(nil), c.hist.Entries...)}
+		r.story = harness.History{Entries: append([]harness.Entry(nil), c.hist.Entries...)}
 	}()
 	for i := range r.opts.Dispatchers {
 		c.startRelay(i)
@@ -194,7 +194,7 @@ func (c *check) setStep(n int) {
 func (c *check) record(action, actor, input, result string) int {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
-	c.hist.Entries = append(c.hist.Entries, properties.Entry{Step: c.at,
+	c.hist.Entries = append(c.hist.Entries, harness.Entry{Step: c.at,
 		Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Since(c.start)), Action: action, Actor: actor, Input: input, Result: result})
 	return len(c.hist.Entries) - 1
 }
@@ -208,14 +208,14 @@ func (c *check) setResult(i int, result string) {
 	}
 }
 
-func (c *check) fail(property, msg string) *properties.Failure {
+func (c *check) fail(property, msg string) *harness.Failure {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
 	if n := len(c.hist.Entries); n > 0 {
 		c.hist.Entries[n-1].Expect = "[" + property + "] " + msg
 	}
-	h := properties.History{Entries: append([]properties.Entry(nil), c.hist.Entries...)}
-	return &properties.Failure{Property: property, Message: msg, History: &h}
+	h := harness.History{Entries: append([]harness.Entry(nil), c.hist.Entries...)}
+	return &harness.Failure{Property: property, Message: msg, History: &h}
 }
 
 func (c *check) shutdown() {

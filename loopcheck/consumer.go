@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // startConsumer delivers every message the broker accepted, in order, to
@@ -47,11 +47,11 @@ func sleep(ctx context.Context, d time.Duration) {
 
 // deliver hands m to the consumer, one delivery at a time (the contract
 // does not ask Handle to be safe for concurrent use).
-func (c *check) deliver(ctx context.Context, m properties.Message) error {
+func (c *check) deliver(ctx context.Context, m harness.Message) error {
 	c.handling.Lock()
 	defer c.handling.Unlock()
 	timeout := c.opts.CallTimeout
-	if c.net.Faulty(properties.Actor{Role: properties.Consumer}.String()) {
+	if c.net.Faulty(harness.Actor{Role: harness.Consumer}.String()) {
 		timeout = min(faultyProducerTimeout, timeout) // as for the producer
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -68,17 +68,17 @@ func (c *check) deliver(ctx context.Context, m properties.Message) error {
 
 // redeliver queues m to be delivered again: its delivery crashed before
 // the acknowledgement, so a broker would hand it out again.
-func (c *check) redeliver(m properties.Message) {
+func (c *check) redeliver(m harness.Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.again = append(c.again, m)
 }
 
-func (c *check) takeAgain() (properties.Message, bool) {
+func (c *check) takeAgain() (harness.Message, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.again) == 0 {
-		return properties.Message{}, false
+		return harness.Message{}, false
 	}
 	m := c.again[0]
 	c.again = c.again[1:]
@@ -94,7 +94,7 @@ var errConsumerCrash = errors.New("the harness crashed the consumer here")
 func (c *check) crashConsumer(st Step) {
 	fp, ok := capability[Failpointer](c.subj)
 	msgs := c.bro.messages()
-	link := properties.Actor{Role: properties.Consumer}
+	link := harness.Actor{Role: harness.Consumer}
 	switch {
 	case !ok:
 		c.record("CrashConsumer", consumer, string(st.At), "skipped: the subject has no failpoints (Failpointer)")
@@ -109,7 +109,7 @@ func (c *check) crashConsumer(st Step) {
 	reached := false
 	c.handling.Lock()
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
-	err := fp.HandleAt(ctx, m, func(p properties.Failpoint) error {
+	err := fp.HandleAt(ctx, m, func(p harness.Failpoint) error {
 		if p == st.At {
 			reached = true
 			return errConsumerCrash
@@ -136,4 +136,4 @@ func (c *check) crashConsumer(st Step) {
 
 // consumer is the consumer's name in the story: its link's, as its
 // partitions and heals are named.
-var consumer = properties.Actor{Role: properties.Consumer}.String()
+var consumer = harness.Actor{Role: harness.Consumer}.String()

@@ -22,7 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Subject is an outbox with its own relay loop.
@@ -33,16 +33,16 @@ type Subject interface {
 	// transaction, which the harness then commits or rolls back. The
 	// event's Message.AggregateID, as published, must be p.ID: that is how
 	// the judge ties an effect to the payment that caused it.
-	Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) error
+	Enqueue(ctx context.Context, tx pgx.Tx, p harness.Payment) error
 	// Dispatch runs dispatcher i's relay loop, publishing to pub, until
 	// ctx is done; it must return soon after (the harness waits 5 s, then
 	// says so in the story). Its database sessions must use
 	// env.ConnString(dispatcher i). Each call is one incarnation: when the
 	// harness kills it, that pub refuses every later publish and its link
 	// refuses new connections, so work done "after death" cannot land.
-	Dispatch(ctx context.Context, i int, pub properties.Publisher) error
+	Dispatch(ctx context.Context, i int, pub harness.Publisher) error
 	// Handle is the consumer receiving m; a nil error acknowledges it.
-	Handle(ctx context.Context, m properties.Message) error
+	Handle(ctx context.Context, m harness.Message) error
 	// Effects counts the business effects per event_id.
 	Effects(ctx context.Context) (map[string]int, error)
 	Close() error
@@ -56,7 +56,7 @@ type Subject interface {
 // with no pgx code of its own implements SQLSubject and is handed to the
 // harness through SQL.
 type SQLEnqueuer interface {
-	EnqueueSQL(ctx context.Context, tx *sql.Tx, p properties.Payment) error
+	EnqueueSQL(ctx context.Context, tx *sql.Tx, p harness.Payment) error
 }
 
 // SQLSubject is a Subject that enqueues only on database/sql: Subject
@@ -65,8 +65,8 @@ type SQLEnqueuer interface {
 type SQLSubject interface {
 	Reset(ctx context.Context) error
 	SQLEnqueuer
-	Dispatch(ctx context.Context, i int, pub properties.Publisher) error
-	Handle(ctx context.Context, m properties.Message) error
+	Dispatch(ctx context.Context, i int, pub harness.Publisher) error
+	Handle(ctx context.Context, m harness.Message) error
 	Effects(ctx context.Context) (map[string]int, error)
 	Close() error
 }
@@ -93,13 +93,13 @@ type Pender interface {
 }
 
 // Failpointer is a Subject whose consumer the harness can crash at a named
-// point: HandleAt is Handle, calling fp at properties.BeforeCommit (the
-// effect written, not committed) and properties.AfterCommit (committed,
+// point: HandleAt is Handle, calling fp at harness.BeforeCommit (the
+// effect written, not committed) and harness.AfterCommit (committed,
 // not yet acknowledged); a non-nil error from fp must end HandleAt there at
 // once, as a crash would. The harness then cuts the consumer's link, ends
 // its sessions, and delivers the message again.
 type Failpointer interface {
-	HandleAt(ctx context.Context, m properties.Message, fp properties.Failpoints) error
+	HandleAt(ctx context.Context, m harness.Message, fp harness.Failpoints) error
 }
 
 // Env is what a subject is built with.
@@ -108,7 +108,7 @@ type Env struct {
 	// operator for Reset, Effects, DeadLetters and Pending). The
 	// operator's goes straight to the server; the others through the
 	// harness's fault proxy.
-	ConnString func(a properties.Actor) string
+	ConnString func(a harness.Actor) string
 	// Lease, BackoffBase and MaxAttempts: the subject should map these
 	// short real-time settings onto its own knobs (docs/adapters.md), so
 	// that leases expire and retries come due within a schedule.

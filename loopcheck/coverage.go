@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // nemesisKind is one kind of fault the loop contract's nemesis has, with
@@ -47,12 +47,12 @@ func (t *tally) injected(kind, where string, struck bool, affected int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.nemesis == nil {
-		t.nemesis = map[faultKey]*properties.FaultCount{}
+		t.nemesis = map[faultKey]*harness.FaultCount{}
 	}
 	k := faultKey{kind, where}
 	f := t.nemesis[k]
 	if f == nil {
-		f = &properties.FaultCount{Kind: kind, Where: where}
+		f = &harness.FaultCount{Kind: kind, Where: where}
 		t.nemesis[k] = f
 	}
 	f.Injected++
@@ -72,13 +72,13 @@ func (t *tally) spells(ss []spell) {
 // coverage lists every kind of fault, per place, in nemesisKinds' order:
 // the network's per link from net, the rest from the tally; a kind never
 // drawn is one row of zeros. The caller holds t.mu.
-func (t *tally) coverage(net map[string]faults.Coverage) []properties.FaultCount {
-	var out []properties.FaultCount
+func (t *tally) coverage(net map[string]faults.Coverage) []harness.FaultCount {
+	var out []harness.FaultCount
 	for _, nk := range nemesisKinds {
-		var rows []properties.FaultCount
+		var rows []harness.FaultCount
 		for link, c := range net {
 			if kc, ok := c[faults.Kind(nk.kind)]; ok {
-				rows = append(rows, properties.FaultCount{Kind: nk.kind, Where: link, Injected: kc.Injected, Struck: kc.Struck, Affected: kc.Affected})
+				rows = append(rows, harness.FaultCount{Kind: nk.kind, Where: link, Injected: kc.Injected, Struck: kc.Struck, Affected: kc.Affected})
 			}
 		}
 		for k, f := range t.nemesis {
@@ -90,9 +90,9 @@ func (t *tally) coverage(net map[string]faults.Coverage) []properties.FaultCount
 			rows = t.everyZone(rows)
 		}
 		if len(rows) == 0 {
-			rows = append(rows, properties.FaultCount{Kind: nk.kind})
+			rows = append(rows, harness.FaultCount{Kind: nk.kind})
 		}
-		slices.SortFunc(rows, func(a, b properties.FaultCount) int { return strings.Compare(a.Where, b.Where) })
+		slices.SortFunc(rows, func(a, b harness.FaultCount) int { return strings.Compare(a.Where, b.Where) })
 		for _, r := range rows {
 			r.Note = nk.note + t.extra(nk.kind)
 			out = append(out, r)
@@ -102,10 +102,10 @@ func (t *tally) coverage(net map[string]faults.Coverage) []properties.FaultCount
 }
 
 // everyZone adds a row of zeros for each zone no schedule ran in.
-func (t *tally) everyZone(rows []properties.FaultCount) []properties.FaultCount {
+func (t *tally) everyZone(rows []harness.FaultCount) []harness.FaultCount {
 	for _, z := range zones[1:] { // UTC is no fault
-		if !slices.ContainsFunc(rows, func(f properties.FaultCount) bool { return f.Where == z }) {
-			rows = append(rows, properties.FaultCount{Kind: "timezone", Where: z})
+		if !slices.ContainsFunc(rows, func(f harness.FaultCount) bool { return f.Where == z }) {
+			rows = append(rows, harness.FaultCount{Kind: "timezone", Where: z})
 		}
 	}
 	return rows

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Coverage is one line of what the run did: schedules and steps, then
@@ -34,7 +34,7 @@ func (r Result) Coverage() string {
 // coverageWords sums each kind over its places ("kill 3/2"), and lists
 // the kinds never drawn and the places where a kind was injected but
 // never struck ("sever on dispatcher-1").
-func coverageWords(rows []properties.FaultCount) (drawn, never, idle []string) {
+func coverageWords(rows []harness.FaultCount) (drawn, never, idle []string) {
 	injected, struck, order := map[string]int{}, map[string]int{}, []string{}
 	for _, f := range rows {
 		if _, seen := injected[f.Kind]; !seen {

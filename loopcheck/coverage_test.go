@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // The coverage lists every kind of fault the nemesis has, per place:
@@ -28,7 +28,7 @@ func TestCoverageListsEveryKind(t *testing.T) {
 	net := map[string]faults.Coverage{"producer": {faults.Blackhole: {Injected: 2, Struck: 2, Affected: 5}},
 		"dispatcher-1": {faults.Sever: {Injected: 1, Struck: 0}}}
 	rows := tl.coverage(net)
-	got := map[string]properties.FaultCount{}
+	got := map[string]harness.FaultCount{}
 	kinds := map[string]bool{}
 	for _, f := range rows {
 		got[f.Kind+"@"+f.Where] = f

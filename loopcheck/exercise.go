@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Replays is how many times Exercise replays a failing schedule.
@@ -30,12 +30,12 @@ func Exercise(t *testing.T, newSubject NewSubject, opts Options) Result {
 		cancel()
 		if err != nil {
 			t.Errorf("infrastructure error: %v", err)
-			return Result{Summary: properties.Summary{Failure: &properties.Failure{Infrastructure: true, Message: err.Error()}}}
+			return Result{Summary: harness.Summary{Failure: &harness.Failure{Infrastructure: true, Message: err.Error()}}}
 		}
 		defer cleanup()
 		opts.DatabaseURL = db.URL
 	}
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := Run(rec, newSubject, opts)
 	t.Logf("loopcheck: %s", res.Coverage())
 	f := res.Failure
@@ -88,7 +88,7 @@ func (r Result) Story() string {
 
 // stepsRun is how many schedule steps a story ran: its highest step
 // number (every step records at least one entry).
-func stepsRun(h *properties.History) int {
+func stepsRun(h *harness.History) int {
 	n := 0
 	if h != nil {
 		for _, e := range h.Entries {

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // FileFormat names the schedule file's schema.
@@ -72,7 +72,7 @@ func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
 	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "pause", "hold-tx", "wedge":
 	case "crash-consumer":
-		if s.At != properties.BeforeCommit && s.At != properties.AfterCommit {
+		if s.At != harness.BeforeCommit && s.At != harness.AfterCommit {
 			return fmt.Errorf("unknown failpoint %q", s.At)
 		}
 	case "partition":

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // onceDouble is the reference whose Effects, once in the whole run,
@@ -32,14 +32,14 @@ func (s onceDouble) Effects(ctx context.Context) (map[string]int, error) {
 // in its own words, with the property, the message and the story of the
 // run that failed; the Result comes back all the same.
 func TestFlakyFailureTellsItsStory(t *testing.T) {
-	restore := properties.Budget{Checks: 5, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
+	restore := harness.Budget{Checks: 5, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
 	defer restore()
 	calls := &atomic.Int64{}
 	newSubject := func(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
 		s, err := refloop.Build(ctx, env, refloop.Options{Notify: true})
 		return onceDouble{s, calls}, err
 	}
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := loopcheck.Run(rec, newSubject, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL})
 	if !res.Flaky || res.Failure == nil {
 		t.Fatalf("flaky %v, failure %+v\n%s", res.Flaky, res.Failure, rec.Output())

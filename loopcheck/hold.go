@@ -8,12 +8,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // holder is the actor that holds transactions open: a session of its own,
 // straight to the server, as a report or a pg_dump would be.
-var holder = properties.Actor{Role: properties.Operator, N: 1}
+var holder = harness.Actor{Role: harness.Operator, N: 1}
 
 // holdTx holds a transaction open on the subject's database for d of real
 // time, as pg_dump or a long report does: REPEATABLE READ with its

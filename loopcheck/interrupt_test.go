@@ -5,21 +5,21 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // An interrupt mid-run abandons the schedule in progress unjudged, starts
 // no other, and returns at once with Interrupted set: no failure, no
 // infrastructure error, and the schedules counted are the ones that ran.
 func TestInterruptStopsTheLoopRun(t *testing.T) {
-	restore := properties.Budget{Checks: 1000, Seed: 2}.Apply()
+	restore := harness.Budget{Checks: 1000, Seed: 2}.Apply()
 	defer restore()
 	stop := make(chan struct{})
 	time.AfterFunc(4*time.Second, func() { close(stop) })
 	start := time.Now()
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := loopcheck.Run(rec, refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Interrupt: stop})
 	took := time.Since(start)
 	if !res.Interrupted || res.Failure != nil || rec.Failed() || res.Checks < 1 || res.Checks > 20 {

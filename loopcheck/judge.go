@@ -1,7 +1,7 @@
 package loopcheck
 
 import (
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 
 	"context"
 	"fmt"
@@ -133,7 +133,7 @@ func (c *check) perPayment(e endState) map[string]int {
 
 // quiesce waits after healing while the subject makes progress, at most
 // Recovery without any and HardBound in all, then judges the end state.
-func (c *check) quiesce() (*properties.Failure, error) {
+func (c *check) quiesce() (*harness.Failure, error) {
 	healed := time.Now()
 	hard, idle := healed.Add(c.opts.HardBound()), healed.Add(c.opts.Recovery)
 	var (

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // judged counts one schedule's judgements of each property: after its
@@ -70,10 +70,10 @@ func (t *tally) unprobed(why string) {
 // records says, for every property of the catalogue, how it was checked
 // over the run, how often, and why not; notApplicable are the reasons a
 // property cannot apply to the subject. The caller holds t.mu.
-func (t *tally) records(notApplicable map[string]string) []properties.PropertyRecord {
-	var out []properties.PropertyRecord
+func (t *tally) records(notApplicable map[string]string) []harness.PropertyRecord {
+	var out []harness.PropertyRecord
 	for _, p := range catalogue {
-		r := properties.PropertyRecord{Name: p.name, Kind: p.kind, Checked: p.checked, Unit: p.unit,
+		r := harness.PropertyRecord{Name: p.name, Kind: p.kind, Checked: p.checked, Unit: p.unit,
 			Judged: t.judged[p.name], NotApplicable: notApplicable[p.name]}
 		if why, ok := loopOnly[p.name]; ok {
 			r.NotApplicable = why

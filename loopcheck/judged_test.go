@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // isolatedDead is a subject that declares relay isolation and shows its
@@ -17,13 +17,13 @@ type isolatedDead struct{ Subject }
 func (isolatedDead) IsolationBound() time.Duration                 { return time.Second }
 func (isolatedDead) DeadLetters(context.Context) ([]string, error) { return nil, nil }
 
-func records(t *testing.T, r *runner) map[string]properties.PropertyRecord {
+func records(t *testing.T, r *runner) map[string]harness.PropertyRecord {
 	t.Helper()
 	r.net = faults.NewNet("127.0.0.1:1")
 	defer r.net.Close()
-	var sum properties.Summary
+	var sum harness.Summary
 	r.summarize(&sum)
-	out := map[string]properties.PropertyRecord{}
+	out := map[string]harness.PropertyRecord{}
 	for _, p := range sum.Properties {
 		out[p.Name] = p
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // undead is the reference whose Dispatch leaves a goroutine behind that
@@ -30,7 +30,7 @@ type undead struct {
 	stopOnce sync.Once
 }
 
-func (u *undead) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
+func (u *undead) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
 	u.wg.Go(func() {
 		<-ctx.Done()  // "dead" from here on, yet it goes on
 		for range 3 { // within the schedule's pause, before any restart
@@ -41,11 +41,11 @@ func (u *undead) Dispatch(ctx context.Context, i int, pub properties.Publisher) 
 			}
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
 			u.tried.Add(2)
-			if conn, err := pgx.Connect(cctx, u.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i})); err == nil {
+			if conn, err := pgx.Connect(cctx, u.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i})); err == nil {
 				u.got.Add(1)
 				conn.Close(cctx)
 			}
-			if pub.Publish(cctx, properties.Message{ID: "00000000-0000-4000-8000-0000000000ff", AggregateID: "zombie"}) == nil {
+			if pub.Publish(cctx, harness.Message{ID: "00000000-0000-4000-8000-0000000000ff", AggregateID: "zombie"}) == nil {
 				u.got.Add(1)
 			}
 			cancel()
@@ -92,15 +92,15 @@ func TestKilledRelayCannotWork(t *testing.T) {
 // effect happen once all the same, and the crashes are counted.
 func TestConsumerCrashesAtFailpoints(t *testing.T) {
 	s := loopcheck.Schedule{{Kind: "commit", N: 2}, {Kind: "pause", For: 200 * time.Millisecond},
-		{Kind: "crash-consumer", N: 0, At: properties.AfterCommit}, {Kind: "pause", For: 200 * time.Millisecond},
-		{Kind: "crash-consumer", N: 1, At: properties.BeforeCommit}}
-	restore := properties.Budget{Checks: 1}.Apply()
+		{Kind: "crash-consumer", N: 0, At: harness.AfterCommit}, {Kind: "pause", For: 200 * time.Millisecond},
+		{Kind: "crash-consumer", N: 1, At: harness.BeforeCommit}}
+	restore := harness.Budget{Checks: 1}.Apply()
 	defer restore()
 	n, f, err := loopcheck.Replay(refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
 	if err != nil || n != 0 {
 		t.Fatalf("the reference failed under consumer crashes (%v): %+v", err, f)
 	}
-	var story *properties.History
+	var story *harness.History
 	_, f, _ = loopcheck.Replay(onceDuplicated, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
 	if f != nil {
 		story = f.History

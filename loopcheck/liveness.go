@@ -3,7 +3,7 @@ package loopcheck
 import (
 	"fmt"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // relayQuit notes that incarnation name's Dispatch returned, with err,
@@ -22,7 +22,7 @@ func (c *check) relayQuit(name string, err error) {
 // look healthy: a deadline taken for shutdown, a fatal error that should
 // have been retried. An adapter whose library gives up by design models
 // the supervisor that restarts it (docs/adapters.md).
-func (c *check) relayLiveness() *properties.Failure {
+func (c *check) relayLiveness() *harness.Failure {
 	c.quitMu.Lock()
 	name, err := c.quitter, c.quitErr
 	c.quitMu.Unlock()

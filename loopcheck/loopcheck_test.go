@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -21,9 +21,9 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // dispatchers, passes under partitions (held and severed), kills, and
 // broker outages of any length: what it gives up on is DEAD, not lost.
 func TestReferenceLoop(t *testing.T) {
-	restore := properties.Budget{Checks: 20, Seed: 7, ShrinkTime: time.Second}.Apply()
+	restore := harness.Budget{Checks: 20, Seed: 7, ShrinkTime: time.Second}.Apply()
 	defer restore()
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := loopcheck.Run(rec, refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL})
 	if res.Failure != nil || rec.Failed() {
 		t.Fatalf("the reference loop failed:\n%s\n%s", res.Story(), rec.Output())
@@ -101,10 +101,10 @@ func TestDeleteDeadShrinks(t *testing.T) {
 	if raceEnabled {
 		t.Skip("shrinking is timed; run without -race (.ci/run does)")
 	}
-	restore := properties.Budget{Checks: 100, Seed: 3, ShrinkTime: 90 * time.Second}.Apply()
+	restore := harness.Budget{Checks: 100, Seed: 3, ShrinkTime: 90 * time.Second}.Apply()
 	defer restore()
 	start := time.Now()
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := loopcheck.Run(rec, refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery})
 	if res.Failure == nil || res.Failure.Property != "no-loss" {
 		t.Fatalf("delete-dead was not killed by no-loss: %s", res.Story())
@@ -178,9 +178,9 @@ func TestReadFileRefusesGarbage(t *testing.T) {
 // passes. (Before the adaptive wait, a fixed 20 s quiescence called its
 // late deliveries lost.)
 func TestSlowRescanPasses(t *testing.T) {
-	restore := properties.Budget{Checks: 4, Seed: 11, ShrinkTime: time.Second}.Apply()
+	restore := harness.Budget{Checks: 4, Seed: 11, ShrinkTime: time.Second}.Apply()
 	defer restore()
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := loopcheck.Run(rec, refloop.SlowRescan, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.SlowRescanRecovery})
 	if res.Failure != nil || rec.Failed() {
 		t.Fatalf("the slow relay failed:\n%s\n%s", res.Story(), rec.Output())

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // inFull is how many lost or late payments a failure message names in
@@ -17,7 +17,7 @@ const inFull = 3
 // stopped. The message summarises (counts, ranges in numeric order, the
 // first few in full); every payment's outcome is kept for the report
 // (Summary.Outcomes).
-func (c *check) liveness(e endState, waited time.Duration) *properties.Failure {
+func (c *check) liveness(e endState, waited time.Duration) *harness.Failure {
 	out := c.outcomes(e)
 	byOutcome := map[Outcome][]string{}
 	for _, pay := range byNumber(out) {
@@ -101,7 +101,7 @@ func (c *check) whyLost(e endState, pay string) string {
 func (c *check) keepOutcomes(e endState, out map[string]Outcome) {
 	c.runner.outcomes = nil
 	for _, pay := range byNumber(out) {
-		o := properties.PaymentOutcome{Payment: pay, Outcome: string(out[pay])}
+		o := harness.PaymentOutcome{Payment: pay, Outcome: string(out[pay])}
 		switch out[pay] {
 		case Lost:
 			o.Why = c.whyLost(e, pay)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Options tune a run. Zero fields take the defaults given.
@@ -48,7 +48,7 @@ type Options struct {
 	// OnCheck, if set, receives each schedule's story when it ends (its
 	// Shrinking set for a shrink run), from Run's goroutine: a progress
 	// line, or a rate plot.
-	OnCheck func(*properties.History) `json:"-"`
+	OnCheck func(*harness.History) `json:"-"`
 }
 
 // interrupted reports whether o.Interrupt is closed.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // producer is the harness's session on the producer's link: pgx's for a
@@ -24,14 +24,14 @@ type producer interface {
 
 // producerTx is one producer transaction, on either driver.
 type producerTx interface {
-	enqueue(ctx context.Context, p properties.Payment) error
+	enqueue(ctx context.Context, p harness.Payment) error
 	commit(ctx context.Context) error
 	rollback(ctx context.Context) error
 }
 
 // newProducer is the session the subject's enqueue needs.
 func (c *check) newProducer() producer {
-	conn := func() string { return c.env.ConnString(properties.Actor{Role: properties.Producer}) }
+	conn := func() string { return c.env.ConnString(harness.Actor{Role: harness.Producer}) }
 	if enq, ok := capability[SQLEnqueuer](c.subj); ok {
 		return &sqlProducer{connString: conn, enq: enq}
 	}
@@ -44,7 +44,7 @@ func (c *check) newProducer() producer {
 // (FIELD-NOTES), so it is neither counted as paid nor as rolled back.
 func (c *check) produce(commit bool) {
 	c.pays++
-	p := properties.Payment{ID: fmt.Sprintf("pay-%d", c.pays), MerchantID: fmt.Sprintf("m-%d", c.pays%3), AmountCents: int64(100 * c.pays)}
+	p := harness.Payment{ID: fmt.Sprintf("pay-%d", c.pays), MerchantID: fmt.Sprintf("m-%d", c.pays%3), AmountCents: int64(100 * c.pays)}
 	action := map[bool]string{true: "Commit", false: "Rollback"}[commit]
 	c.begun[p.ID] = time.Since(c.bro.start)
 	ctx, cancel := context.WithTimeout(c.ctx, c.producerTimeout())
@@ -73,7 +73,7 @@ func (c *check) produce(commit bool) {
 // database/sql may pass on pgx's error, or say driver.ErrBadConn,
 // sql.ErrTxDone or the context's error. None of them proves that
 // nothing committed, so none is taken to.
-func transact(ctx context.Context, prod producer, p properties.Payment, commit bool) error {
+func transact(ctx context.Context, prod producer, p harness.Payment, commit bool) error {
 	tx, err := prod.begin(ctx)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func transact(ctx context.Context, prod producer, p properties.Payment, commit b
 const faultyProducerTimeout = 300 * time.Millisecond
 
 func (c *check) producerTimeout() time.Duration {
-	if c.net.Faulty(properties.Actor{Role: properties.Producer}.String()) {
+	if c.net.Faulty(harness.Actor{Role: harness.Producer}.String()) {
 		return min(faultyProducerTimeout, c.opts.CallTimeout)
 	}
 	return c.opts.CallTimeout

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // pgxProducer is the producer's session for a Subject's Enqueue.
@@ -51,7 +51,7 @@ type pgxTx struct {
 	subj Subject
 }
 
-func (t pgxTx) enqueue(ctx context.Context, p properties.Payment) error {
+func (t pgxTx) enqueue(ctx context.Context, p harness.Payment) error {
 	return t.subj.Enqueue(ctx, t.tx, p)
 }
 func (t pgxTx) commit(ctx context.Context) error   { return t.tx.Commit(ctx) }

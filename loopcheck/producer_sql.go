@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // sqlProducer is the producer's session for an SQLEnqueuer: a *sql.DB of
@@ -79,7 +79,7 @@ type sqlTx struct {
 	enq SQLEnqueuer
 }
 
-func (t sqlTx) enqueue(ctx context.Context, p properties.Payment) error {
+func (t sqlTx) enqueue(ctx context.Context, p harness.Payment) error {
 	return t.enq.EnqueueSQL(ctx, t.tx, p)
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // rowWriter enqueues a payment as one row of lost_commit, on either
@@ -22,12 +22,12 @@ type rowWriter struct{ Subject }
 
 const insertRow = `INSERT INTO lost_commit (id) VALUES ($1)`
 
-func (rowWriter) Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) error {
+func (rowWriter) Enqueue(ctx context.Context, tx pgx.Tx, p harness.Payment) error {
 	_, err := tx.Exec(ctx, insertRow, p.ID)
 	return err
 }
 
-func (rowWriter) EnqueueSQL(ctx context.Context, tx *sql.Tx, p properties.Payment) error {
+func (rowWriter) EnqueueSQL(ctx context.Context, tx *sql.Tx, p harness.Payment) error {
 	_, err := tx.ExecContext(ctx, insertRow, p.ID)
 	return err
 }
@@ -73,7 +73,7 @@ func TestLostCommitReplyIsIndeterminateOnBothDrivers(t *testing.T) {
 			pay := func(id string) error {
 				cctx, cancel := context.WithTimeout(ctx, time.Second)
 				defer cancel()
-				err := transact(cctx, prod, properties.Payment{ID: name + "/" + id}, true)
+				err := transact(cctx, prod, harness.Payment{ID: name + "/" + id}, true)
 				if err != nil {
 					prod.discard()
 				}

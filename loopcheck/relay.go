@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // returnTimeout is how long the harness waits for a killed Dispatch to
@@ -42,7 +42,7 @@ func (c *check) startRelay(i int) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	inc := c.tally.incarnation(i)
 	name := relayName(i, inc)
-	pub := &publisher{b: c.bro, relay: name, index: i, onDead: func(m properties.Message) {
+	pub := &publisher{b: c.bro, relay: name, index: i, onDead: func(m harness.Message) {
 		c.tally.zombie()
 		c.record("ZombiePublish", dispatcher(i).String(), name+": "+m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
 	}}
@@ -128,7 +128,7 @@ func (c *check) restart(i int) {
 // terminate ends every server session of actor a, by its
 // application_name: the harness does this itself rather than leave it to
 // server-wide timeouts, which would hide a subject's own stuck sessions.
-func (c *check) terminate(a properties.Actor) (int, error) {
+func (c *check) terminate(a harness.Actor) (int, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
 	defer cancel()
 	return pgscratch.TerminateSessions(ctx, c.admin, appName(a))

@@ -14,8 +14,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Result is what a run found. It is returned in every case: a pass, a
@@ -24,7 +24,7 @@ type Result struct {
 	// Summary holds the checks (schedules) and steps run, the fault
 	// coverage, what did not apply, and the failure, shrunk as far as
 	// rapid got; Failure is nil when every schedule passed.
-	properties.Summary
+	harness.Summary
 	// Schedule is the failing schedule, as shrunk as Failure.
 	Schedule Schedule
 	// Flaky says the shrunk schedule, run again up to three times, did not
@@ -45,14 +45,14 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	res := Result{Options: opts}
 	cleanup, err := provision(&opts)
 	if err != nil {
-		res.Failure = &properties.Failure{Infrastructure: true, Message: err.Error()}
+		res.Failure = &harness.Failure{Infrastructure: true, Message: err.Error()}
 		tb.Errorf("infrastructure error: %v", err)
 		return res
 	}
 	defer cleanup()
 	r, err := open(newSubject, opts)
 	if err != nil {
-		res.Failure = &properties.Failure{Infrastructure: true, Message: err.Error()}
+		res.Failure = &harness.Failure{Infrastructure: true, Message: err.Error()}
 		tb.Errorf("infrastructure error: %v", err)
 		return res
 	}
@@ -97,7 +97,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 			}
 		case err != nil:
 			if res.Failure == nil {
-				res.Failure, res.Schedule = &properties.Failure{Infrastructure: true, Message: err.Error()}, s
+				res.Failure, res.Schedule = &harness.Failure{Infrastructure: true, Message: err.Error()}, s
 			}
 			t.Fatalf("infrastructure error: %v", err)
 		case f != nil:
@@ -106,7 +106,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 				t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", f.Property, res.Failure.Property)
 			}
 			if res.Failure == nil {
-				res.First = &properties.FirstFailure{Check: res.Checks, Elapsed: time.Since(start)}
+				res.First = &harness.FirstFailure{Check: res.Checks, Elapsed: time.Since(start)}
 				shrinkUntil = time.Now().Add(shrinkTime())
 			}
 			res.Failure, res.Schedule, res.Outcomes = f, s, r.outcomes
@@ -147,7 +147,7 @@ func shrinkTime() time.Duration {
 const confirmTries = 3
 
 // runTries runs s up to n times, until one fails.
-func (r *runner) runTries(s Schedule, n int) (f *properties.Failure, err error) {
+func (r *runner) runTries(s Schedule, n int) (f *harness.Failure, err error) {
 	for range n {
 		if f, err = r.run(s); f != nil || err != nil {
 			break
@@ -170,7 +170,7 @@ func (res *Result) count(s Schedule) {
 // Replay runs schedule s n times and counts the runs that fail with the
 // same property: real time does not replay exactly. last is the last
 // failing run's failure (nil if none failed), with its story.
-func Replay(newSubject NewSubject, opts Options, s Schedule, property string, n int) (reproduced int, last *properties.Failure, err error) {
+func Replay(newSubject NewSubject, opts Options, s Schedule, property string, n int) (reproduced int, last *harness.Failure, err error) {
 	cleanup, err := provision(&opts)
 	if err != nil {
 		return 0, nil, err
@@ -204,10 +204,10 @@ type runner struct {
 	env   Env
 	admin *pgx.Conn // direct: ends a killed actor's sessions
 	tally tally
-	story properties.History // the last schedule's, pass or fail
+	story harness.History // the last schedule's, pass or fail
 	// outcomes is the last schedule's end state, when a liveness judge
 	// failed it: every committed payment's outcome.
-	outcomes []properties.PaymentOutcome
+	outcomes []harness.PaymentOutcome
 	judged   judged // the last schedule's judgements
 }
 
@@ -217,7 +217,7 @@ func open(newSubject NewSubject, opts Options) (*runner, error) {
 		return nil, errors.New("loopcheck: DatabaseURL must be a postgres:// URL")
 	}
 	r := &runner{opts: opts, base: base, net: faults.NewNet(base.Host)}
-	r.links = []string{properties.Actor{Role: properties.Producer}.String(), properties.Actor{Role: properties.Consumer}.String()}
+	r.links = []string{harness.Actor{Role: harness.Producer}.String(), harness.Actor{Role: harness.Consumer}.String()}
 	for i := range opts.Dispatchers {
 		r.links = append(r.links, dispatcher(i).String())
 	}
@@ -244,7 +244,7 @@ func open(newSubject NewSubject, opts Options) (*runner, error) {
 		linkErr error
 	)
 	r.env = Env{
-		ConnString: func(a properties.Actor) string { // called from the subject's goroutines
+		ConnString: func(a harness.Actor) string { // called from the subject's goroutines
 			s, err := r.connString(a)
 			mu.Lock()
 			linkErr = errors.Join(linkErr, err)
@@ -269,15 +269,15 @@ func open(newSubject NewSubject, opts Options) (*runner, error) {
 	return r, nil
 }
 
-func dispatcher(i int) properties.Actor { return properties.Actor{Role: properties.Dispatcher, N: i} }
+func dispatcher(i int) harness.Actor { return harness.Actor{Role: harness.Dispatcher, N: i} }
 
 // appName is actor a's application_name, by which the harness finds and
 // ends its sessions.
-func appName(a properties.Actor) string { return "outboxcheck-loop-" + a.String() }
+func appName(a harness.Actor) string { return "outboxcheck-loop-" + a.String() }
 
-func (r *runner) connString(a properties.Actor) (string, error) {
+func (r *runner) connString(a harness.Actor) (string, error) {
 	u := *r.base
-	if a.Role != properties.Operator {
+	if a.Role != harness.Operator {
 		addr, err := r.net.Link(a.String())
 		if err != nil {
 			return "", err

@@ -6,11 +6,11 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // atMostOnce: no event_id may take effect twice, at any moment.
-func (c *check) atMostOnce() *properties.Failure {
+func (c *check) atMostOnce() *harness.Failure {
 	var fx map[string]int
 	if err := c.call(func(ctx context.Context) (err error) { fx, err = c.subj.Effects(ctx); return }); err != nil {
 		return nil // the operator's read failed: nothing is concluded from it
@@ -19,7 +19,7 @@ func (c *check) atMostOnce() *properties.Failure {
 	return c.twice(fx)
 }
 
-func (c *check) twice(fx map[string]int) *properties.Failure {
+func (c *check) twice(fx map[string]int) *harness.Failure {
 	for _, id := range slices.Sorted(maps.Keys(fx)) {
 		if fx[id] > 1 {
 			return c.fail("effect-at-most-once", fmt.Sprintf("event %s took effect %d times", id, fx[id]))
@@ -32,15 +32,15 @@ func (c *check) twice(fx map[string]int) *properties.Failure {
 // event the broker never carried or of a rolled-back payment, a payment
 // that took effect twice through two events, a dead letter twice or of
 // a delivered payment, a retry too soon, a poison event not dead.
-func (c *check) safety(e endState) *properties.Failure {
+func (c *check) safety(e endState) *harness.Failure {
 	if f := c.twice(e.fx); f != nil {
 		return f
 	}
 	if f := c.relayLiveness(); f != nil {
 		return f
 	}
-	for _, judge := range []func(endState) *properties.Failure{c.phantom, c.exactlyOnce, c.deadExclusive,
-		func(endState) *properties.Failure { return c.backoff() }, c.deadLetter} {
+	for _, judge := range []func(endState) *harness.Failure{c.phantom, c.exactlyOnce, c.deadExclusive,
+		func(endState) *harness.Failure { return c.backoff() }, c.deadLetter} {
 		if f := judge(e); f != nil {
 			return f
 		}
@@ -50,7 +50,7 @@ func (c *check) safety(e endState) *properties.Failure {
 
 // phantom: no effect of an event the broker never carried, and no
 // message of a payment whose transaction rolled back (no-phantom).
-func (c *check) phantom(e endState) *properties.Failure {
+func (c *check) phantom(e endState) *harness.Failure {
 	c.judged.atEnd("no-phantom", 1)
 	msgs := c.bro.messages()
 	carried := map[string]bool{}
@@ -72,7 +72,7 @@ func (c *check) phantom(e endState) *properties.Failure {
 
 // exactlyOnce: no payment takes effect twice, through two events
 // (effect-exactly-once; no-loss asks for the one).
-func (c *check) exactlyOnce(e endState) *properties.Failure {
+func (c *check) exactlyOnce(e endState) *harness.Failure {
 	c.judged.atEnd("effect-exactly-once", 1)
 	perPay := c.perPayment(e)
 	for _, pay := range slices.Sorted(maps.Keys(perPay)) {
@@ -85,7 +85,7 @@ func (c *check) exactlyOnce(e endState) *properties.Failure {
 
 // deadExclusive: one dead letter per event, and none of a delivered
 // payment, where the subject shows its dead letters.
-func (c *check) deadExclusive(e endState) *properties.Failure {
+func (c *check) deadExclusive(e endState) *harness.Failure {
 	if e.dead == nil {
 		return nil
 	}
@@ -110,7 +110,7 @@ func (c *check) deadExclusive(e endState) *properties.Failure {
 // visibly, within MaxAttempts attempts, plus a tolerance: one in flight per
 // relay, and one per kill or dispatcher partition (an attempt whose
 // failure the subject may never have recorded).
-func (c *check) deadLetter(e endState) *properties.Failure {
+func (c *check) deadLetter(e endState) *harness.Failure {
 	if e.dead == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Step is one event of a schedule.
@@ -27,7 +27,7 @@ type Step struct {
 	// length of real time.
 	For time.Duration `json:"for,omitempty"`
 	// At is a consumer crash's failpoint.
-	At properties.Failpoint `json:"at,omitempty"`
+	At harness.Failpoint `json:"at,omitempty"`
 	// Delay is how late a slow broker acknowledges.
 	Delay time.Duration `json:"delay,omitempty"`
 	// Zone is a timezone step's TimeZone, for the database's sessions.
@@ -108,7 +108,7 @@ func poisonText(n int) string {
 func draw(t *rapid.T, links []string, dispatchers, avg int) Schedule {
 	kinds := swarm(t)
 	step := rapid.Custom(func(t *rapid.T) Step {
-		if properties.DrawStop(t, avg) {
+		if harness.DrawStop(t, avg) {
 			return Step{}
 		}
 		return drawStep(t, kinds, links, dispatchers)
@@ -169,7 +169,7 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int) Step {
 		return Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message")}
 	case "crash-consumer":
 		return Step{Kind: k, N: rapid.IntRange(0, 50).Draw(t, "message"),
-			At: rapid.SampledFrom([]properties.Failpoint{properties.BeforeCommit, properties.AfterCommit}).Draw(t, "failpoint")}
+			At: rapid.SampledFrom([]harness.Failpoint{harness.BeforeCommit, harness.AfterCommit}).Draw(t, "failpoint")}
 	case "pause":
 		return Step{Kind: k, For: ms(10, 400, "ms")}
 	case "broker-down":

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Each broker fault counts the publishes it changed: an outage its
@@ -15,7 +15,7 @@ import (
 func TestSpellsCountWhatTheyChanged(t *testing.T) {
 	b := newBroker(time.Now())
 	pub := func(pay string) error {
-		return b.publish(context.Background(), properties.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false)
+		return b.publish(context.Background(), harness.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false)
 	}
 	b.downFor(time.Hour)
 	_ = pub("pay-1")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // SQL hands a database/sql subject to Run, Exercise and Replay:
@@ -30,7 +30,7 @@ type sqlOnly struct{ SQLSubject }
 
 var errSQLOnly = errors.New("loopcheck: a database/sql subject enqueues through EnqueueSQL, not Enqueue")
 
-func (sqlOnly) Enqueue(context.Context, pgx.Tx, properties.Payment) error { return errSQLOnly }
+func (sqlOnly) Enqueue(context.Context, pgx.Tx, harness.Payment) error { return errSQLOnly }
 
 // capability is s as a T, if s (or the SQLSubject SQL wrapped) is one.
 func capability[T any](s Subject) (T, bool) {

@@ -14,11 +14,11 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // sqlRef is the reference loop with its producer's two INSERTs written on
@@ -41,13 +41,13 @@ func newSQLRef(outside, drop bool, calls *atomic.Int64) loopcheck.NewSubject {
 		}
 		r := &sqlRef{Subject: s, drop: drop, calls: calls}
 		if outside && err == nil {
-			r.outside, err = sql.Open("pgx", env.ConnString(properties.Actor{Role: properties.Producer}))
+			r.outside, err = sql.Open("pgx", env.ConnString(harness.Actor{Role: harness.Producer}))
 		}
 		return r, err
 	})
 }
 
-func (s *sqlRef) EnqueueSQL(ctx context.Context, tx *sql.Tx, p properties.Payment) error {
+func (s *sqlRef) EnqueueSQL(ctx context.Context, tx *sql.Tx, p harness.Payment) error {
 	s.calls.Add(1)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO payments (id, merchant_id, amount_cents, created_at) VALUES ($1, $2, $3, now())`,
 		p.ID, p.MerchantID, p.AmountCents); err != nil {
@@ -86,10 +86,10 @@ func (s *sqlRef) Close() error {
 func TestSQLTxSubjectPasses(t *testing.T) {
 	db := pgtest.Database(t)
 	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pgscratch.startPinned.func1"))()
-	restore := properties.Budget{Checks: 15, Seed: 5, ShrinkTime: time.Second}.Apply()
+	restore := harness.Budget{Checks: 15, Seed: 5, ShrinkTime: time.Second}.Apply()
 	defer restore()
 	var calls atomic.Int64
-	rec := properties.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	res := loopcheck.Run(rec, newSQLRef(false, false, &calls), loopcheck.Options{DatabaseURL: db.URL})
 	if res.Failure != nil || rec.Failed() {
 		t.Fatalf("the reference on *sql.Tx failed:\n%s\n%s", res.Story(), rec.Output())

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Every schedule step is in the story under its own number, the ones
@@ -30,7 +30,7 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 	for _, e := range f.History.Entries {
 		steps = append(steps, e.Step)
 	}
-	d := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == "Drain" })
+	d := slices.IndexFunc(f.History.Entries, func(e harness.Entry) bool { return e.Action == "Drain" })
 	if d < 0 || slices.ContainsFunc(steps[d:], func(n int) bool { return n != 0 }) {
 		t.Fatalf("the drain and what follows it are numbered %v from entry %d, want 0:\n%s", steps, d, f.History.Story())
 	}
@@ -39,14 +39,14 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 			t.Errorf("step %d (%s) is not in the story:\n%s", i+1, s[i], f.History.Story())
 		}
 	}
-	if c := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == "Commit" }); c < 0 || steps[c] != 10 || steps[c+2] != 10 {
+	if c := slices.IndexFunc(f.History.Entries, func(e harness.Entry) bool { return e.Action == "Commit" }); c < 0 || steps[c] != 10 || steps[c+2] != 10 {
 		t.Errorf("the three commits of step 10 are numbered %v", steps)
 	}
 	for _, end := range []struct {
 		action string
 		step   int
 	}{{"BrokerUp", 12}, {"BrokerPrompt", 14}} { // each window's end, during the pause after it
-		if i := slices.IndexFunc(f.History.Entries, func(e properties.Entry) bool { return e.Action == end.action }); i < 0 || steps[i] != end.step {
+		if i := slices.IndexFunc(f.History.Entries, func(e harness.Entry) bool { return e.Action == end.action }); i < 0 || steps[i] != end.step {
 			t.Errorf("no %s in step %d:\n%s", end.action, end.step, f.History.Story())
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // tally counts, over a run, what the nemesis did beyond the network.
@@ -31,7 +31,7 @@ type tally struct {
 	judged                             map[string]int // property → its judgements (judged.fold)
 	unprobedWhy                        map[string]int // why a wedge's probe was not judged → how often
 	endsRead                           int            // schedules whose end state was read
-	nemesis                            map[faultKey]*properties.FaultCount
+	nemesis                            map[faultKey]*harness.FaultCount
 }
 
 func (t *tally) partition(link string, k faults.Kind) {
@@ -110,7 +110,7 @@ var loopOnly = map[string]string{
 }
 
 // summarize fills sum with the run's coverage and what did not apply.
-func (r *runner) summarize(sum *properties.Summary) {
+func (r *runner) summarize(sum *harness.Summary) {
 	sum.Network = r.net.Coverage()
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
@@ -152,11 +152,11 @@ func (r *runner) summarize(sum *properties.Summary) {
 // checkpoint records the end of the generated schedule just run, of steps
 // steps, elapsed after the run's start, with the run's fault counts so
 // far, in sum.Progress.
-func (r *runner) checkpoint(sum *properties.Summary, steps int, elapsed time.Duration) {
-	var now properties.Summary
+func (r *runner) checkpoint(sum *harness.Summary, steps int, elapsed time.Duration) {
+	var now harness.Summary
 	r.summarize(&now)
 	injected, struck := now.Faults()
-	sum.Progress = append(sum.Progress, properties.Checkpoint{Check: sum.Checks, Elapsed: elapsed,
+	sum.Progress = append(sum.Progress, harness.Checkpoint{Check: sum.Checks, Elapsed: elapsed,
 		Steps: steps, Faults: injected, Struck: struck})
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // wedgeWait is how long the wedge step waits for a relay to publish.
@@ -20,7 +20,7 @@ const wedgeWait = time.Second
 // its claim's transaction is now cut off with its row locks held; one
 // that claims, commits and then publishes holds nothing. Then, for a
 // subject that declares relay isolation, it probes the others.
-func (c *check) wedge() *properties.Failure {
+func (c *check) wedge() *harness.Failure {
 	h := c.bro.holdNext()
 	c.produce(true)
 	var got heldPublish
@@ -53,7 +53,7 @@ func (c *check) wedge() *properties.Failure {
 // inTransaction says whether actor a's server sessions hold an open
 // transaction that has locked or written rows (an xid), and in words,
 // for the story.
-func (c *check) inTransaction(a properties.Actor) (bool, string) {
+func (c *check) inTransaction(a harness.Actor) (bool, string) {
 	var n int
 	err := c.call(func(ctx context.Context) error {
 		return c.admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
@@ -73,7 +73,7 @@ func (c *check) inTransaction(a properties.Actor) (bool, string) {
 // declared IsolationBound. It is judged only while that can be asked of
 // a correct outbox: another relay running on a healthy link, the
 // producer's link healthy, the broker up, prompt and not refusing it.
-func (c *check) probe(wedged int) *properties.Failure {
+func (c *check) probe(wedged int) *harness.Failure {
 	iso, ok := capability[Isolated](c.subj)
 	if !ok || c.opts.Dispatchers < 2 {
 		return nil
@@ -107,7 +107,7 @@ func (c *check) probe(wedged int) *properties.Failure {
 
 // unprobeable says why relay-isolation cannot be asked now, or "".
 func (c *check) unprobeable(wedged int) string {
-	if c.net.Faulty(properties.Actor{Role: properties.Producer}.String()) {
+	if c.net.Faulty(harness.Actor{Role: harness.Producer}.String()) {
 		return "the producer's link is faulted"
 	}
 	if why := c.bro.blocked(fmt.Sprintf("pay-%d", c.pays+1)); why != "" {

@@ -167,6 +167,6 @@ func (m *machine) drainClaim(t *rapid.T, limit int) []Claimed {
 			m.m = model.ClaimUnknown(m.m)
 		}
 		m.crash(a)
-		m.sum.Time.retried()
+		m.sum.Time.CountRetry()
 	}
 }

@@ -145,7 +145,7 @@ type runner struct {
 	opts    Options
 	subj    Subject
 	links   *links
-	harness *harness
+	harness *ownSession
 	sum     Summary
 	started time.Time
 	broker  currentBroker // Env.Broker: the running check's broker
@@ -309,7 +309,7 @@ func (r *runner) open(newSubject NewSubject) error {
 			return err
 		}
 	}
-	r.harness = &harness{url: r.opts.DatabaseURL}
+	r.harness = &ownSession{url: r.opts.DatabaseURL}
 	if err = withRetries(r.ctx, 0, r.harness.reconnect); err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

@@ -76,7 +76,7 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 		wg.Go(func() {
 			defer finished.Add(1)
 			defer func() { panics[i] = recover() }() // m.do recorded it; re-raised below, on rapid's goroutine
-			errs[i] = m.doAs(actors[i], spentNone, calls[i])
+			errs[i] = m.doAs(actors[i], SpentNone, calls[i])
 		})
 		if gateErr == nil {
 			gateErr = m.waitQueued(ctx, g, apps[:i+1], &finished)

@@ -114,14 +114,14 @@ func (m *machine) sessions(ctx context.Context, where string, args ...any) (int,
 	return n, err
 }
 
-// harness is the harness's own session, for pg_stat_activity.
-type harness struct {
+// ownSession is the harness's own session, for pg_stat_activity.
+type ownSession struct {
 	url  string
 	conn *pgx.Conn
 }
 
 // reconnect opens a new session, closing the old one. ctx bounds it.
-func (h *harness) reconnect(ctx context.Context) error {
+func (h *ownSession) reconnect(ctx context.Context) error {
 	conn, err := pgx.Connect(ctx, h.url)
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func (h *harness) reconnect(ctx context.Context) error {
 	return nil
 }
 
-func (h *harness) close() {
+func (h *ownSession) close() {
 	if h.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 		defer cancel()

@@ -55,7 +55,7 @@ type machine struct {
 	links   *links
 	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
 	unheard map[Actor]bool // actors whose link a settle cut since their subject last heard of a crash
-	harness *harness
+	harness *ownSession
 	sum     *Summary
 	run     *runner
 
@@ -93,7 +93,7 @@ func (m *machine) do(a Actor, fn func(ctx context.Context) error) error {
 // forward (watchStalls): it fails as it would have, only sooner.
 // Plumbing (a read-back, a reset) is retried instead: see plumb.
 func (m *machine) doAs(a Actor, s Spent, fn func(ctx context.Context) error) error {
-	if s != SpentReadBacks && s != spentNone { // together sets it for its calls
+	if s != SpentReadBacks && s != SpentNone { // together sets it for its calls
 		m.called = true // it may have changed what is stored
 	}
 	if isPlumbing(s) {
@@ -107,7 +107,7 @@ func (m *machine) doWithin(a Actor, s Spent, timeout time.Duration, fn func(ctx 
 	ctx, cancel := newCallCtx(m.ctx, timeout)
 	defer cancel()
 	defer m.watchStalls(a, ctx)()
-	if s != spentNone { // together's calls run at once: it notes nothing
+	if s != SpentNone { // together's calls run at once: it notes nothing
 		m.early = ""
 		defer func() { m.early = ctx.earlyWhy() }()
 	}
@@ -115,13 +115,13 @@ func (m *machine) doWithin(a Actor, s Spent, timeout time.Duration, fn func(ctx 
 	defer func() {
 		if s == SpentCalls && ctx.Err() != nil {
 			s = SpentDeadlines
-			m.sum.Time.deadline(ctx.endedEarly())
+			m.sum.Time.CountDeadline(ctx.endedEarly())
 		}
 		m.since(s, start)
 	}()
 	defer func() {
 		if p := recover(); p != nil {
-			m.run.record(Failure{Panic: true, Message: fmt.Sprintf("the subject panicked: %v", p), History: m.hist.clone()})
+			m.run.record(Failure{Panic: true, Message: fmt.Sprintf("the subject panicked: %v", p), History: m.hist.Clone()})
 			panic(p) // rapid reports it with its traceback
 		}
 	}()
@@ -141,7 +141,7 @@ func (m *machine) outcome(err error) model.Outcome {
 func (m *machine) record(action string, a Actor, input string) *Entry {
 	m.flushBroker()
 	m.early = ""
-	return m.hist.add(Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
+	return m.hist.Add(Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
 }
 
 // report fails the check on the first problem, most specific property first.
@@ -172,7 +172,7 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if f := m.run.sum.Failure; f != nil && f.Property != p.Property {
 		t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", p.Property, f.Property)
 	}
-	m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.clone()})
+	m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.Clone()})
 	t.Fatalf("property violated: %s", p.Property)
 }
 
@@ -187,7 +187,7 @@ func (m *machine) infra(t *rapid.T, what string, err error) {
 	if m.run.shrinkingViolation() {
 		m.run.discard(fmt.Sprintf("a candidate met infrastructure trouble: %s: %v", what, err))
 	}
-	m.run.record(Failure{Infrastructure: true, Message: fmt.Sprintf("%s: %v", what, err), History: m.hist.clone()})
+	m.run.record(Failure{Infrastructure: true, Message: fmt.Sprintf("%s: %v", what, err), History: m.hist.Clone()})
 	t.Fatalf("infrastructure error: %s: %v", what, err)
 }
 

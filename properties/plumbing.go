@@ -38,7 +38,7 @@ func (m *machine) plumb(a Actor, s Spent, fn func(ctx context.Context) error) er
 				return err
 			}
 			m.subj.Crash(a) // a fresh session: a timed-out one is closed anyway
-			m.sum.Time.retried()
+			m.sum.Time.CountRetry()
 		}
 		if err = m.doWithin(a, s, max(d, m.opts.CallTimeout), fn); err == nil || ownError(err, true) {
 			return err

@@ -25,7 +25,7 @@ func TestSettleEndsSessionWaitingOnLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.close()
-	h := &harness{url: db.URL}
+	h := &ownSession{url: db.URL}
 	if err := h.reconnect(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,6 @@ import (
 // call's outcome, the broker's log, and every event's status in the model
 // and in the database after the step.
 
-// Outcomes of a recorded call, in Jepsen's sense (:ok, :fail, :info).
-const (
-	OutcomeOK      = "ok"      // the call returned no error
-	OutcomeFailed  = "failed"  // it returned an error and took no effect
-	OutcomeUnknown = "unknown" // it returned an error that leaves its effect unknown
-)
-
 // finish sets e's result and outcome from the call's error.
 // A call that the harness ended early says which fault it saw.
 func (m *machine) finish(e *Entry, err error, ok string) {

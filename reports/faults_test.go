@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // loopNemesis is a loop run's coverage: some kinds struck, one injected
 // on a link and never struck, some never drawn.
-func loopNemesis() []properties.FaultCount {
-	return []properties.FaultCount{
+func loopNemesis() []harness.FaultCount {
+	return []harness.FaultCount{
 		{Kind: "blackhole", Where: "producer", Injected: 13, Struck: 13, Affected: 39, Note: "a short partition"},
 		{Kind: "sever", Where: "dispatcher-0", Injected: 1, Struck: 1, Affected: 2, Note: "a long partition"},
 		{Kind: "sever", Where: "dispatcher-1", Injected: 1, Note: "a long partition"},
@@ -29,7 +29,7 @@ func loopNemesis() []properties.FaultCount {
 // drawn are called out, in report.md and report.html.
 func TestCoverageCallsOutWhatNeverHappened(t *testing.T) {
 	var r Report
-	r.Fill(properties.Summary{Checks: 6, Nemesis: loopNemesis(), Properties: loopRecords()})
+	r.Fill(harness.Summary{Checks: 6, Nemesis: loopNemesis(), Properties: loopRecords()})
 	if len(r.Coverage.Faults) != len(loopNemesis()) {
 		t.Fatalf("%d coverage rows, want %d", len(r.Coverage.Faults), len(loopNemesis()))
 	}

@@ -5,13 +5,13 @@ import (
 	"maps"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
-	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // Fill sets r's outcome from a run's summary: verdict, properties,
 // coverage and counterexample.
-func (r *Report) Fill(sum properties.Summary) {
+func (r *Report) Fill(sum harness.Summary) {
 	r.Schema = Schema
 	r.Checks, r.ShrinkRuns = sum.Checks, sum.ShrinkRuns
 	r.Coverage = Coverage{
@@ -80,7 +80,7 @@ func (r *Report) Fill(sum properties.Summary) {
 }
 
 // fillProgress copies the run's checkpoints and its shrinking span.
-func (r *Report) fillProgress(sum properties.Summary) {
+func (r *Report) fillProgress(sum harness.Summary) {
 	r.Progress = nil
 	for _, c := range sum.Progress {
 		r.Progress = append(r.Progress, Checkpoint{Check: c.Check, At: seconds(c.Elapsed), Steps: c.Steps, Faults: c.Faults, Struck: c.Struck})
@@ -94,7 +94,7 @@ func (r *Report) fillProgress(sum properties.Summary) {
 // seconds is d in seconds, to the millisecond: the plot needs no more.
 func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 
-func verdicts(verdict string, f *properties.Failure) []Property {
+func verdicts(verdict string, f *harness.Failure) []Property {
 	var out []Property
 	add := func(names []string, kind string) {
 		for _, n := range names {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // When says when p's check runs, for the "checked" column.
@@ -68,7 +68,7 @@ func judgedCounted(ps []Property) bool {
 // its guarantee is not declared; not judged where nothing put it to the
 // test; held otherwise. The run's verdict decides first: after an
 // infrastructure or subject error nothing was checked.
-func fromRecords(verdict string, f *properties.Failure, recs []properties.PropertyRecord) []Property {
+func fromRecords(verdict string, f *harness.Failure, recs []harness.PropertyRecord) []Property {
 	var out []Property
 	for _, r := range recs {
 		n := r.Judged

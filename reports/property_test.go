@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // loopRecords are a loop run's records: relay-isolation never probed,
 // backoff not declared, the rest judged.
-func loopRecords() []properties.PropertyRecord {
-	return []properties.PropertyRecord{
+func loopRecords() []harness.PropertyRecord {
+	return []harness.PropertyRecord{
 		{Name: "effect-at-most-once", Kind: "safety", Checked: "after every step and at the end", Judged: 136, Unit: "steps"},
 		{Name: "backoff", Kind: "safety", Checked: "at the end, after the drain", Unit: "retries", NotApplicable: "no backoff declared"},
 		{Name: "no-loss", Kind: "liveness", Checked: "at the end, after the drain", Judged: 1, Unit: "end states"},
@@ -23,7 +23,7 @@ func loopRecords() []properties.PropertyRecord {
 // never "held". Each says when its check runs and how often it was judged.
 func TestNeverJudgedIsNotHeld(t *testing.T) {
 	var r Report
-	r.Fill(properties.Summary{Checks: 10, Properties: loopRecords()})
+	r.Fill(harness.Summary{Checks: 10, Properties: loopRecords()})
 	got := map[string]Property{}
 	for _, p := range r.Properties {
 		got[p.Name] = p

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Schema names the report.json format. A change that breaks readers bumps
@@ -235,7 +235,7 @@ type Step struct {
 // SetRate sets StepsPerSecond: the generated checks' steps per wall
 // second up to the first failure (shrinking excluded), or over the whole
 // run if none failed. Call it once Steps and Seconds are set.
-func (r *Report) SetRate(sum properties.Summary) {
+func (r *Report) SetRate(sum harness.Summary) {
 	secs := r.Seconds
 	if sum.First != nil {
 		secs = sum.First.Elapsed.Seconds()

@@ -1,6 +1,6 @@
 package reports
 
-import "github.com/outboxcheck/outboxcheck/properties"
+import "github.com/outboxcheck/outboxcheck/harness"
 
 // storyRow is a row of the story table: one step, or a fold of no-op
 // steps shown by a <details>.
@@ -42,7 +42,7 @@ func storyRows(steps []Step) []storyRow {
 
 // Num is the step's number as a page prints it: "end" for the drain
 // after a loop schedule's last step.
-func (s Step) Num() string { return properties.StepNumber(s.N) }
+func (s Step) Num() string { return harness.StepNumber(s.N) }
 
 // StepCount is how many steps the counterexample has: its highest step
 // number. Every step records an entry, so it is the schedule's length

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // loopSample is a loop failure: a schedule of 3 steps whose second
@@ -59,9 +59,9 @@ func TestOneStepCount(t *testing.T) {
 // it (html), while the message only summarises.
 func TestPaymentsInTheCounterexample(t *testing.T) {
 	var r Report
-	h := &properties.History{Entries: []properties.Entry{{Step: 0, Action: "Drain", Actor: "operator"}}}
-	r.Fill(properties.Summary{Failure: &properties.Failure{Property: "no-loss", Message: "2 of 3 committed payments lost", History: h},
-		Outcomes: []properties.PaymentOutcome{{Payment: "pay-1", Outcome: "delivered"}, {Payment: "pay-2", Outcome: "lost", Why: "never accepted"},
+	h := &harness.History{Entries: []harness.Entry{{Step: 0, Action: "Drain", Actor: "operator"}}}
+	r.Fill(harness.Summary{Failure: &harness.Failure{Property: "no-loss", Message: "2 of 3 committed payments lost", History: h},
+		Outcomes: []harness.PaymentOutcome{{Payment: "pay-1", Outcome: "delivered"}, {Payment: "pay-2", Outcome: "lost", Why: "never accepted"},
 			{Payment: "pay-10", Outcome: "lost", Why: "never accepted"}}})
 	dir := t.TempDir()
 	if err := Write(dir, &r); err != nil {

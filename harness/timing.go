@@ -1,4 +1,4 @@
-package properties
+package harness
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ const (
 	SpentDBCrash                // SIGKILL of PostgreSQL, restart and crash recovery
 	nSpent
 
-	spentNone Spent = -1 // counted by the caller, as part of something else
+	SpentNone Spent = -1 // counted by the caller, as part of something else
 )
 
 var spentNames = [nSpent]string{"calls", "deadlines", "read-backs", "settle", "reset", "gate", "database crash"}
@@ -44,13 +44,16 @@ type Timing struct {
 	Retried int
 }
 
-func (t *Timing) retried() {
+// CountRetry counts a harness call tried again (Retried).
+func (t *Timing) CountRetry() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.Retried++
 }
 
-func (t *Timing) deadline(early bool) {
+// CountDeadline counts a call that ran into its deadline, brought
+// forward (early) or not.
+func (t *Timing) CountDeadline(early bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.Deadlines++
@@ -66,8 +69,9 @@ func (t *Timing) Of(s Spent) time.Duration {
 	return t.spent[s]
 }
 
-func (t *Timing) add(s Spent, d time.Duration) {
-	if s == spentNone {
+// AddSpent adds d to the time spent on s.
+func (t *Timing) AddSpent(s Spent, d time.Duration) {
+	if s == SpentNone {
 		return
 	}
 	t.mu.Lock()
@@ -109,9 +113,6 @@ func (t *Timing) String() string {
 	share("model and rapid", t.Other())
 	return strings.Join(parts, ", ")
 }
-
-// since adds the time from start to now to kind s of the run's timing.
-func (m *machine) since(s Spent, start time.Time) { m.sum.Time.add(s, time.Since(start)) }
 
 // Add adds o's times and counts to t (o may be nil).
 func (t *Timing) Add(o *Timing) {

@@ -1,4 +1,4 @@
-package properties
+package harness
 
 // FaultCount is what one kind of fault did at one place over a run: a
 // network fault on a link, a kill of a dispatcher, a broker outage, a

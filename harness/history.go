@@ -1,4 +1,4 @@
-package properties
+package harness
 
 import (
 	"fmt"
@@ -62,7 +62,8 @@ type History struct {
 	Shrinking bool `json:"-"`
 }
 
-func (h *History) add(e Entry) *Entry {
+// Add appends e as the next step and returns it.
+func (h *History) Add(e Entry) *Entry {
 	e.Step = len(h.Entries) + 1
 	h.Entries = append(h.Entries, e)
 	return &h.Entries[len(h.Entries)-1]
@@ -78,6 +79,14 @@ func (h *History) Story() string {
 	return b.String()
 }
 
-func (h *History) clone() *History {
+// Clone is a copy of h whose entries later steps do not change.
+func (h *History) Clone() *History {
 	return &History{Entries: append([]Entry(nil), h.Entries...)}
 }
+
+// Outcomes of a recorded call, in Jepsen's sense (:ok, :fail, :info).
+const (
+	OutcomeOK      = "ok"      // the call returned no error
+	OutcomeFailed  = "failed"  // it returned an error and took no effect
+	OutcomeUnknown = "unknown" // it returned an error that leaves its effect unknown
+)

@@ -1,4 +1,4 @@
-package properties
+package harness
 
 import "time"
 
@@ -25,26 +25,8 @@ type FirstFailure struct {
 	Elapsed time.Duration // wall time from the run's start
 }
 
-// record keeps f as the run's failure. rapid replays the shrunk
-// counterexample last, so the last failure recorded is the shrunk one.
-// While shrinking, only a failure of the same kind (the same property, a
-// panic for a panic) replaces the one found: rapid shrinks towards it
-// alone, and a found violation is never replaced by anything else.
-func (r *runner) record(f Failure) {
-	if old := r.sum.Failure; old != nil && r.sum.ShrinkRuns > 0 && !old.sameKind(f) {
-		return
-	}
-	if r.sum.ShrinkRuns > 1 && !r.confirming && !f.Infrastructure {
-		r.confirmNext = true // rapid runs a failing candidate again, recording it
-	}
-	if r.sum.Failure == nil {
-		r.sum.First = &FirstFailure{Check: r.sum.Checks, Elapsed: time.Since(r.started)}
-	}
-	r.sum.Failure = &f
-}
-
-// sameKind reports whether f and g are failures of one kind: the same
+// SameKind reports whether f and g are failures of one kind: the same
 // property, or both panics, subject errors or infrastructure errors.
-func (f Failure) sameKind(g Failure) bool {
+func (f Failure) SameKind(g Failure) bool {
 	return f.Infrastructure == g.Infrastructure && f.Panic == g.Panic && f.SubjectError == g.SubjectError && f.Property == g.Property
 }

@@ -1,4 +1,4 @@
-package properties
+package harness
 
 import (
 	"fmt"
@@ -95,7 +95,7 @@ func (s Summary) String() string {
 		out += fmt.Sprintf("; INJECTED BUT NEVER STRUCK: %v", idle)
 	}
 	if never := s.NeverSucceeded(); len(never) > 0 {
-		out += "; CALLED BUT NEVER SUCCEEDED: " + neverSucceededText(never)
+		out += "; CALLED BUT NEVER SUCCEEDED: " + NeverSucceededText(never)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.NotApplicable)) {
 		out += fmt.Sprintf("; %s not applicable: %s", k, s.NotApplicable[k])

@@ -1,4 +1,4 @@
-package properties
+package harness
 
 // PropertyRecord is how a contract checked one property over a run: when
 // its check runs, how often it was judged, and why it did not apply or
