@@ -29,7 +29,7 @@ type exitCase struct {
 	signal syscall.Signal // sent at the end of the first check, if not 0
 }
 
-// README's exit-code table is this test: every row of it is exercised
+// docs/exit-codes.md's table is this test: every row of it is exercised
 // here at least once, and every code here is a row there. Each command
 // runs in this process, as main runs it.
 func TestExitCodes(t *testing.T) {
@@ -38,12 +38,12 @@ func TestExitCodes(t *testing.T) {
 	readme := readmeExitCodes(t)
 	for _, code := range readme {
 		if !slices.ContainsFunc(cases, func(c exitCase) bool { return c.code == code }) {
-			t.Errorf("README's exit code %d has no case here", code)
+			t.Errorf("docs/exit-codes.md's exit code %d has no case here", code)
 		}
 	}
 	for _, c := range cases {
 		if !slices.Contains(readme, c.code) {
-			t.Errorf("%s: exit %d is no row of README's table", c.name, c.code)
+			t.Errorf("%s: exit %d is no row of docs/exit-codes.md's table", c.name, c.code)
 		}
 		t.Run(c.name, func(t *testing.T) { c.check(t) })
 	}
@@ -99,9 +99,10 @@ func exitCases(t *testing.T) []exitCase {
 	}
 }
 
-// readmeExitCodes are the codes of README's exit-code table, in order.
+// readmeExitCodes are the codes of the exit-code table in
+// docs/exit-codes.md, in order.
 func readmeExitCodes(t *testing.T) []int {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func readmeExitCodes(t *testing.T) []int {
 		codes = append(codes, n)
 	}
 	if len(codes) == 0 {
-		t.Fatal("README.md has no exit-code table (rows like | `0` | meaning | example |)")
+		t.Fatal("docs/exit-codes.md has no exit-code table (rows like | `0` | meaning | example |)")
 	}
 	return codes
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // Every mutant has a unique name, names a property that exists, changes
-// something, and is in the README's table with the property that kills it.
+// something, and is in docs/properties.md's table with the property that
+// kills it.
 func TestCatalog(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/properties.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestCatalog(t *testing.T) {
 		}
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.Name) + "`[^|]*\\| `" + regexp.QuoteMeta(m.Kills) + "` \\|$")
 		if !row.Match(readme) {
-			t.Errorf("%s: no README row saying it is killed by %s", m.Name, m.Kills)
+			t.Errorf("%s: no docs/properties.md row saying it is killed by %s", m.Name, m.Kills)
 		}
 	}
 }
