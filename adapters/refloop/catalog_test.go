@@ -14,9 +14,9 @@ var loopProperties = map[string]bool{"no-loss": true, "timely-delivery": true, "
 	"backoff": true, "relay-isolation": true, "relay-liveness": true}
 
 // Every loop mutant has a unique name, a bug, a constructor and a
-// property of the loop contract, and is in the README's table with it.
+// property of the loop contract, and is in docs/properties.md's table with it.
 func TestCatalog(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/properties.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestCatalog(t *testing.T) {
 		}
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.Name) + "` \\| `" + regexp.QuoteMeta(m.Kills) + "`[^|\n]* \\|$")
 		if !row.Match(readme) {
-			t.Errorf("%s: no README row saying it is killed by %s", m.Name, m.Kills)
+			t.Errorf("%s: no row of docs/properties.md saying it is killed by %s", m.Name, m.Kills)
 		}
 	}
 }
