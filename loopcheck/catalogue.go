@@ -1,5 +1,7 @@
 package loopcheck
 
+import "github.com/outboxcheck/outboxcheck/properties"
+
 // When each property's check runs: the reports' "checked" column.
 const (
 	afterEveryStep = "after every step and at the end"
@@ -8,10 +10,11 @@ const (
 	notByTheLoop   = "not by the loop contract"
 )
 
-// property is one property a loop run reports: its kind, when its check
-// runs, what one judgement of it counts, and why it may never be judged.
+// property is one property a loop run reports: when its check runs, what
+// one judgement of it counts, and why it may never be judged. What it is
+// (its kind, what it checks) is the catalogue's (package properties).
 type property struct {
-	name, kind, checked, unit string
+	name, checked, unit string
 	// never says why an applicable property was judged zero times.
 	never string
 }
@@ -25,23 +28,29 @@ const (
 // contract's order (its properties the loop cannot see are in loopOnly),
 // then the loop contract's own.
 var catalogue = []property{
-	{name: "no-phantom", kind: "safety", checked: atTheEnd, unit: "end states", never: noEnd},
-	{name: "fencing", kind: "safety", checked: notByTheLoop},
-	{name: "lease-exclusive", kind: "safety", checked: notByTheLoop},
-	{name: "stable-id", kind: "safety", checked: notByTheLoop},
-	{name: "effect-at-most-once", kind: "safety", checked: afterEveryStep, unit: "steps",
+	{name: "no-phantom", checked: atTheEnd, unit: "end states", never: noEnd},
+	{name: "fencing", checked: notByTheLoop},
+	{name: "lease-exclusive", checked: notByTheLoop},
+	{name: "stable-id", checked: notByTheLoop},
+	{name: "effect-at-most-once", checked: afterEveryStep, unit: "steps",
 		never: "every read of the subject's effects after a step failed"},
-	{name: "backoff", kind: "safety", checked: atTheEnd, unit: "retries",
+	{name: "backoff", checked: atTheEnd, unit: "retries",
 		never: "no retry came after a prompt refusal, within a lease of its payment's transaction, with no kill, stop, wedge, dispatcher partition or slow broker between"},
-	{name: "retention-safe", kind: "safety", checked: notByTheLoop},
-	{name: "observability", kind: "safety", checked: notByTheLoop},
-	{name: "model-agreement", kind: "safety", checked: notByTheLoop},
-	{name: "no-loss", kind: "liveness", checked: atTheEnd, unit: "end states", never: noEnd},
-	{name: "effect-exactly-once", kind: "liveness", checked: atTheEnd, unit: "end states", never: noEnd},
-	{name: "timely-delivery", kind: "liveness", checked: atTheEnd, unit: "end states", never: noEnd},
-	{name: "dead-letter", kind: "liveness", checked: atTheEnd, unit: "poisoned events",
+	{name: "retention-safe", checked: notByTheLoop},
+	{name: "observability", checked: notByTheLoop},
+	{name: "model-agreement", checked: notByTheLoop},
+	{name: "no-loss", checked: atTheEnd, unit: "end states", never: noEnd},
+	{name: "effect-exactly-once", checked: atTheEnd, unit: "end states", never: noEnd},
+	{name: "timely-delivery", checked: atTheEnd, unit: "end states", never: noEnd},
+	{name: "dead-letter", checked: atTheEnd, unit: "poisoned events",
 		never: "no event refused on every publish (poisoned for ever) came due: none ended dead, none ran past MaxAttempts and its tolerance"},
-	{name: "dead-exclusive", kind: "safety", checked: atTheEnd, unit: "end states", never: noEnd},
-	{name: "relay-isolation", kind: "liveness", checked: perProbe, unit: "probes"},
-	{name: "relay-liveness", kind: "liveness", checked: afterEveryStep, unit: "steps", never: noRun},
+	{name: "dead-exclusive", checked: atTheEnd, unit: "end states", never: noEnd},
+	{name: "relay-isolation", checked: perProbe, unit: "probes"},
+	{name: "relay-liveness", checked: afterEveryStep, unit: "steps", never: noRun},
+}
+
+// kindOf is name's kind in the property catalogue.
+func kindOf(name string) string {
+	p, _ := properties.Lookup(name)
+	return string(p.Kind)
 }

@@ -73,7 +73,7 @@ func (t *tally) unprobed(why string) {
 func (t *tally) records(notApplicable map[string]string) []harness.PropertyRecord {
 	var out []harness.PropertyRecord
 	for _, p := range catalogue {
-		r := harness.PropertyRecord{Name: p.name, Kind: p.kind, Checked: p.checked, Unit: p.unit,
+		r := harness.PropertyRecord{Name: p.name, Kind: kindOf(p.name), Checked: p.checked, Unit: p.unit,
 			Judged: t.judged[p.name], NotApplicable: notApplicable[p.name]}
 		if why, ok := loopOnly[p.name]; ok {
 			r.NotApplicable = why

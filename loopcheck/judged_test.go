@@ -8,6 +8,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/properties"
 )
 
 // isolatedDead is a subject that declares relay isolation and shows its
@@ -90,6 +91,15 @@ func TestCheckedSaysWhenEachCheckRuns(t *testing.T) {
 	for name, when := range want {
 		if recs[name].Checked != when {
 			t.Errorf("%s checked %q, want %q", name, recs[name].Checked, when)
+		}
+	}
+}
+
+// Every property a loop run reports is one of the catalogue's.
+func TestLoopPropertiesAreTheCatalogues(t *testing.T) {
+	for _, p := range catalogue {
+		if _, ok := properties.Lookup(p.name); !ok {
+			t.Errorf("%s is not in the property catalogue", p.name)
 		}
 	}
 }

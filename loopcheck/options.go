@@ -9,7 +9,7 @@ import (
 
 // Options tune a run. Zero fields take the defaults given.
 type Options struct {
-	DatabaseURL string `json:"-"`           // a database the tool created (see properties.Options)
+	DatabaseURL string `json:"-"`           // a database the tool created (see stepcheck.Options)
 	Dispatchers int    `json:"dispatchers"` // default 2
 	// Lease, BackoffBase and MaxAttempts are given to the subject in Env.
 	// Defaults 300 ms, 20 ms, 5: the seed's 20 attempts are one option

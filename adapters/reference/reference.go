@@ -1,5 +1,5 @@
 // Package reference adapts the reference implementation (impl) to the step
-// contract of package properties. It is a thin translation: every decision
+// contract of package stepcheck. It is a thin translation: every decision
 // is impl's. impl itself never imports properties.
 package reference
 
@@ -12,13 +12,13 @@ import (
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/model"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Subject is impl behind the step contract. Its fields are exported so that
 // mutants (impl/mutants) can embed it and change one behaviour.
 type Subject struct {
-	Env         properties.Env
+	Env         stepcheck.Env
 	Producer    mutants.Writer
 	Dispatchers []*impl.Dispatcher
 	claim       mutants.Claimer
@@ -26,25 +26,25 @@ type Subject struct {
 	publish     func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error
 	Consumers   []mutants.Handler
 	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
-	sessions    map[properties.Actor]*impl.Session
+	sessions    map[stepcheck.Actor]*impl.Session
 	lastNow     []time.Time // per dispatcher: the harness time of its last call
 }
 
 // New builds the reference subject and creates its schema.
-func New(ctx context.Context, env properties.Env) (properties.Subject, error) {
+func New(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 	return Build(ctx, env, mutants.Mutant{})
 }
 
 // Mutated builds subjects that are the reference with mutant m's change.
-func Mutated(m mutants.Mutant) properties.NewSubject {
-	return func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+func Mutated(m mutants.Mutant) stepcheck.NewSubject {
+	return func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		return Build(ctx, env, m)
 	}
 }
 
 // Build is New with mutant m's change applied (the zero Mutant changes
 // nothing), returning the concrete type.
-func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject, error) {
+func Build(ctx context.Context, env stepcheck.Env, m mutants.Mutant) (*Subject, error) {
 	if !seedShaped(env.Semantics) {
 		return nil, errors.New("reference: it implements the seed's semantics only (lease, attempts, 2^k backoff and its cap are yours to set; no other rule)")
 	}
@@ -52,16 +52,16 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 	if m.Queries != nil {
 		m.Queries(&queries)
 	}
-	s := &Subject{Env: env, sessions: map[properties.Actor]*impl.Session{}, lastNow: make([]time.Time, env.Dispatchers)}
+	s := &Subject{Env: env, sessions: map[stepcheck.Actor]*impl.Session{}, lastNow: make([]time.Time, env.Dispatchers)}
 	ids := impl.IDFunc(env.NewID)
-	open := func(a properties.Actor) (*impl.Session, error) {
+	open := func(a stepcheck.Actor) (*impl.Session, error) {
 		sess, err := impl.NewSession(env.ConnString(a))
 		s.sessions[a] = sess
 		return sess, err
 	}
 	var err error
 	var sess *impl.Session
-	if sess, err = open(properties.Actor{Role: properties.Producer}); err != nil {
+	if sess, err = open(stepcheck.Actor{Role: stepcheck.Producer}); err != nil {
 		return nil, err
 	}
 	producer := &impl.Producer{Session: sess, IDs: ids}
@@ -86,14 +86,14 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 		}
 	}
 	for i := range env.Dispatchers {
-		if sess, err = open(properties.Actor{Role: properties.Dispatcher, N: i}); err != nil {
+		if sess, err = open(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}); err != nil {
 			return nil, err
 		}
 		store := &impl.Store{Session: sess, Queries: queries}
 		s.Dispatchers = append(s.Dispatchers, &impl.Dispatcher{Store: store, IDs: ids, Policy: policyOf(env.Semantics)})
 	}
 	for i := range env.Consumers {
-		if sess, err = open(properties.Actor{Role: properties.Consumer, N: i}); err != nil {
+		if sess, err = open(stepcheck.Actor{Role: stepcheck.Consumer, N: i}); err != nil {
 			return nil, err
 		}
 		var h mutants.Handler = &impl.Consumer{Session: sess}
@@ -102,7 +102,7 @@ func Build(ctx context.Context, env properties.Env, m mutants.Mutant) (*Subject,
 		}
 		s.Consumers = append(s.Consumers, h)
 	}
-	if sess, err = open(properties.Actor{Role: properties.Operator}); err != nil {
+	if sess, err = open(stepcheck.Actor{Role: stepcheck.Operator}); err != nil {
 		return nil, err
 	}
 	s.Admin = &impl.Store{Session: sess, Queries: queries}
@@ -137,36 +137,36 @@ func (s *Subject) Reset(ctx context.Context) error {
 	return impl.Reset(ctx, conn)
 }
 
-func (s *Subject) Commit(ctx context.Context, p properties.Payment, now time.Time) (string, error) {
+func (s *Subject) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
 	return s.Producer.CreatePayment(ctx, payment(p), now)
 }
 
-func (s *Subject) Rollback(ctx context.Context, p properties.Payment, now time.Time) error {
+func (s *Subject) Rollback(ctx context.Context, p stepcheck.Payment, now time.Time) error {
 	return s.Producer.AbandonPayment(ctx, payment(p), now)
 }
 
-func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([]stepcheck.Claimed, error) {
 	s.lastNow[d] = now
 	disp := s.Dispatchers[d]
 	got, err := s.claim(ctx, disp.Store, now, disp.Policy.Lease, limit, disp.IDs.NewID())
-	out := make([]properties.Claimed, len(got))
+	out := make([]stepcheck.Claimed, len(got))
 	for i, c := range got {
 		out[i] = FromImpl(c)
 	}
 	return out, err
 }
 
-func (s *Subject) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
+func (s *Subject) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
 	disp := *s.at(d, s.lastNow[d]) // Publish takes no time: the dispatcher's last one
 	disp.Publisher = publisher{pub}
 	return s.publish(ctx, &disp, ToImpl(c))
 }
 
-func (s *Subject) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+func (s *Subject) MarkPublished(ctx context.Context, d int, c stepcheck.Claimed, now time.Time) (bool, error) {
 	return s.at(d, now).MarkPublished(ctx, ToImpl(c))
 }
 
-func (s *Subject) MarkFailed(ctx context.Context, d int, c properties.Claimed, now time.Time, cause error) (bool, error) {
+func (s *Subject) MarkFailed(ctx context.Context, d int, c stepcheck.Claimed, now time.Time, cause error) (bool, error) {
 	return s.markFailed(ctx, s.at(d, now), ToImpl(c), cause)
 }
 
@@ -190,36 +190,36 @@ func (s *Subject) Cleanup(ctx context.Context, now time.Time, retention time.Dur
 	return s.Admin.Cleanup(ctx, now, retention)
 }
 
-func (s *Subject) Stats(ctx context.Context, now time.Time) (properties.Stats, error) {
+func (s *Subject) Stats(ctx context.Context, now time.Time) (stepcheck.Stats, error) {
 	st, err := s.Admin.Stats(ctx, now)
 	return stats(st), err
 }
 
-func stats(st impl.Stats) properties.Stats {
-	return properties.Stats{Pending: st.Pending, OldestPendingAge: st.OldestPendingAge, Failed: st.Failed, Dead: st.Dead}
+func stats(st impl.Stats) stepcheck.Stats {
+	return stepcheck.Stats{Pending: st.Pending, OldestPendingAge: st.OldestPendingAge, Failed: st.Failed, Dead: st.Dead}
 }
 
-func (s *Subject) Handle(ctx context.Context, c int, m properties.Message, fp properties.Failpoints) error {
+func (s *Subject) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
 	return s.Consumers[c].Handle(ctx, impl.Message(m), Failpoints(fp))
 }
 
 // Failpoints converts the harness's failpoints to impl's.
-func Failpoints(fp properties.Failpoints) impl.Failpoints {
+func Failpoints(fp stepcheck.Failpoints) impl.Failpoints {
 	if fp == nil {
 		return nil
 	}
-	return func(p impl.Failpoint) error { return fp(properties.Failpoint(p)) }
+	return func(p impl.Failpoint) error { return fp(stepcheck.Failpoint(p)) }
 }
 
-func (s *Subject) Rows(ctx context.Context) ([]properties.Row, error) {
+func (s *Subject) Rows(ctx context.Context) ([]stepcheck.Row, error) {
 	got, err := s.Admin.Rows(ctx)
 	return rows(got), err
 }
 
-func rows(rows []impl.Row) []properties.Row {
-	out := make([]properties.Row, len(rows))
+func rows(rows []impl.Row) []stepcheck.Row {
+	out := make([]stepcheck.Row, len(rows))
 	for i, r := range rows {
-		out[i] = properties.Row{ID: r.ID, AggregateID: r.AggregateID, Payload: r.Payload, Status: string(r.Status),
+		out[i] = stepcheck.Row{ID: r.ID, AggregateID: r.AggregateID, Payload: r.Payload, Status: string(r.Status),
 			Attempts: r.Attempts, ClaimID: r.ClaimID, ClaimExpiresAt: r.ClaimExpiresAt,
 			AvailableAt: r.AvailableAt, CreatedAt: r.CreatedAt, PublishedAt: r.PublishedAt}
 	}
@@ -242,14 +242,14 @@ func effects(effects []impl.Effect) map[string]int {
 
 // ReadBack reads rows, effects, stats and the next attempt in one round
 // trip (impl.Store.Snapshot).
-func (s *Subject) ReadBack(ctx context.Context, now time.Time) (properties.ReadBack, error) {
+func (s *Subject) ReadBack(ctx context.Context, now time.Time) (stepcheck.ReadBack, error) {
 	snap, err := s.Admin.Snapshot(ctx, now)
-	rb := properties.ReadBack{Rows: rows(snap.Rows), Effects: effects(snap.Effects), Stats: stats(snap.Stats),
+	rb := stepcheck.ReadBack{Rows: rows(snap.Rows), Effects: effects(snap.Effects), Stats: stats(snap.Stats),
 		NextAttemptAt: snap.NextAttemptAt, HasNext: snap.HasNext}
 	return rb, err
 }
 
-func (s *Subject) Crash(a properties.Actor) {
+func (s *Subject) Crash(a stepcheck.Actor) {
 	if sess := s.sessions[a]; sess != nil {
 		sess.Cut()
 	}
@@ -267,23 +267,23 @@ func (s *Subject) Close() error {
 	return errors.Join(errs...)
 }
 
-type publisher struct{ p properties.Publisher }
+type publisher struct{ p stepcheck.Publisher }
 
 func (p publisher) Publish(ctx context.Context, m impl.Message) error {
-	return p.p.Publish(ctx, properties.Message(m))
+	return p.p.Publish(ctx, stepcheck.Message(m))
 }
 
-func payment(p properties.Payment) impl.Payment {
+func payment(p stepcheck.Payment) impl.Payment {
 	return impl.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
 }
 
 // FromImpl and ToImpl convert a claimed event between the two packages.
-func FromImpl(c impl.Claimed) properties.Claimed {
-	return properties.Claimed{ID: c.ID, AggregateID: c.AggregateID, EventType: c.EventType, Sequence: c.Sequence,
+func FromImpl(c impl.Claimed) stepcheck.Claimed {
+	return stepcheck.Claimed{ID: c.ID, AggregateID: c.AggregateID, EventType: c.EventType, Sequence: c.Sequence,
 		Payload: c.Payload, CreatedAt: c.CreatedAt, Attempts: c.Attempts, ClaimID: c.ClaimID}
 }
 
-func ToImpl(c properties.Claimed) impl.Claimed {
+func ToImpl(c stepcheck.Claimed) impl.Claimed {
 	return impl.Claimed{ID: c.ID, AggregateID: c.AggregateID, EventType: c.EventType, Sequence: c.Sequence,
 		Payload: c.Payload, CreatedAt: c.CreatedAt, Attempts: c.Attempts, ClaimID: c.ClaimID}
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/model"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 type refusing struct{}
 
-func (refusing) Publish(context.Context, properties.Message) error { return fmt.Errorf("refused") }
+func (refusing) Publish(context.Context, stepcheck.Message) error { return fmt.Errorf("refused") }
 
 // Publish takes the time of the dispatcher's last call in this check,
 // never one left over from an earlier check: otherwise a check's history
@@ -28,8 +28,8 @@ func TestPublishTimeIsThisChecks(t *testing.T) {
 	defer cancel()
 	db := pgtest.Database(t)
 	n := 0
-	env := properties.Env{
-		ConnString:  func(properties.Actor) string { return db.URL },
+	env := stepcheck.Env{
+		ConnString:  func(stepcheck.Actor) string { return db.URL },
 		NewID:       func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012x", n) },
 		Semantics:   model.Semantics{Lease: time.Minute, MaxAttempts: 5, BackoffBase: time.Second, BackoffCap: 4},
 		Dispatchers: 1, Consumers: 1,
@@ -40,9 +40,9 @@ func TestPublishTimeIsThisChecks(t *testing.T) {
 	}
 	defer s.Close()
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	claim := func(at time.Time) properties.Claimed {
+	claim := func(at time.Time) stepcheck.Claimed {
 		t.Helper()
-		p := properties.Payment{ID: fmt.Sprintf("pay-%d", n), MerchantID: "m", AmountCents: 100}
+		p := stepcheck.Payment{ID: fmt.Sprintf("pay-%d", n), MerchantID: "m", AmountCents: 100}
 		if _, err := s.Commit(ctx, p, at); err != nil {
 			t.Fatal(err)
 		}

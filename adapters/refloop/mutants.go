@@ -9,7 +9,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // AttemptsRolledBack is a loop mutant of bug class (a): the failure
@@ -46,11 +46,11 @@ func DeleteDead(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, erro
 
 type deleteDead struct{ *Subject }
 
-func (d deleteDead) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
+func (d deleteDead) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		sess, err := impl.NewSession(d.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i}))
+		sess, err := impl.NewSession(d.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}))
 		if err != nil {
 			return
 		}
@@ -89,18 +89,18 @@ func TimeoutIsShutdown(ctx context.Context, env loopcheck.Env) (loopcheck.Subjec
 
 type timeoutIsShutdown struct{ *Subject }
 
-func (m timeoutIsShutdown) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
+func (m timeoutIsShutdown) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	return m.Subject.Dispatch(lctx, i, stopOnDeadline{pub, stop})
 }
 
 type stopOnDeadline struct {
-	properties.Publisher
+	stepcheck.Publisher
 	stop context.CancelFunc
 }
 
-func (p stopOnDeadline) Publish(ctx context.Context, m properties.Message) error {
+func (p stopOnDeadline) Publish(ctx context.Context, m stepcheck.Message) error {
 	err := p.Publisher.Publish(ctx, m)
 	if errors.Is(err, context.DeadlineExceeded) {
 		p.stop() // "we are shutting down"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Options choose the variant.
@@ -76,12 +76,12 @@ type Subject struct {
 func Build(ctx context.Context, env loopcheck.Env, opts Options) (*Subject, error) {
 	s := &Subject{env: env, opts: opts}
 	s.producer = impl.Producer{IDs: &s.ids}
-	cons, err := impl.NewSession(env.ConnString(properties.Actor{Role: properties.Consumer}))
+	cons, err := impl.NewSession(env.ConnString(stepcheck.Actor{Role: stepcheck.Consumer}))
 	if err != nil {
 		return nil, err
 	}
 	s.consumer = &impl.Consumer{Session: cons}
-	if s.admin, err = impl.NewSession(env.ConnString(properties.Actor{Role: properties.Operator})); err != nil {
+	if s.admin, err = impl.NewSession(env.ConnString(stepcheck.Actor{Role: stepcheck.Operator})); err != nil {
 		return nil, err
 	}
 	conn, err := s.admin.Conn(ctx)
@@ -99,7 +99,7 @@ func (s *Subject) Reset(ctx context.Context) error {
 	return impl.Reset(ctx, conn)
 }
 
-func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) error {
+func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p stepcheck.Payment) error {
 	if _, err := s.producer.Write(ctx, tx, impl.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}, time.Now()); err != nil {
 		return err
 	}
@@ -109,8 +109,8 @@ func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p properties.Payment) 
 	return nil
 }
 
-func (s *Subject) Dispatch(ctx context.Context, i int, pub properties.Publisher) error {
-	conn := s.env.ConnString(properties.Actor{Role: properties.Dispatcher, N: i})
+func (s *Subject) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
+	conn := s.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i})
 	sess, err := impl.NewSession(conn)
 	if err != nil {
 		return err
@@ -142,14 +142,14 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub properties.Publisher)
 	return nil
 }
 
-func (s *Subject) Handle(ctx context.Context, m properties.Message) error {
+func (s *Subject) Handle(ctx context.Context, m stepcheck.Message) error {
 	return s.consumer.Handle(ctx, impl.Message(m), nil)
 }
 
 // HandleAt is Handle with the harness's failpoints: the reference
 // consumer stops before its commit or after it, before the ack.
-func (s *Subject) HandleAt(ctx context.Context, m properties.Message, fp properties.Failpoints) error {
-	return s.consumer.Handle(ctx, impl.Message(m), func(p impl.Failpoint) error { return fp(properties.Failpoint(p)) })
+func (s *Subject) HandleAt(ctx context.Context, m stepcheck.Message, fp stepcheck.Failpoints) error {
+	return s.consumer.Handle(ctx, impl.Message(m), func(p impl.Failpoint) error { return fp(stepcheck.Failpoint(p)) })
 }
 
 func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
@@ -193,10 +193,10 @@ func (s *Subject) Close() error {
 	return errors.Join(s.consumer.Session.Close(ctx), s.admin.Close(ctx))
 }
 
-type publisher struct{ p properties.Publisher }
+type publisher struct{ p stepcheck.Publisher }
 
 func (p publisher) Publish(ctx context.Context, m impl.Message) error {
-	return p.p.Publish(ctx, properties.Message(m))
+	return p.p.Publish(ctx, stepcheck.Message(m))
 }
 
 // MinBackoff is the reference's backoff (Backoffer): it counts attempts on

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // QueryError is the server's refusal of one of the team's queries while
@@ -31,7 +31,7 @@ func (e *QueryError) Unwrap() error { return e.Err }
 // named is the subject of a queries file: the calls that run the team's
 // queries name them in their server errors.
 type named struct {
-	properties.Subject
+	stepcheck.Subject
 	file    string
 	queries map[string]Query // by query name, as parsed
 	sql     map[string]string
@@ -46,17 +46,17 @@ func (s *named) name(query string, err error) error {
 	return &QueryError{File: s.file, Line: queryLine(s.queries[query], s.sql[query], err), Query: query, Err: err}
 }
 
-func (s *named) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+func (s *named) Claim(ctx context.Context, d int, now time.Time, limit int) ([]stepcheck.Claimed, error) {
 	got, err := s.Subject.Claim(ctx, d, now, limit)
 	return got, s.name("ClaimOutboxEvents", err)
 }
 
-func (s *named) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+func (s *named) MarkPublished(ctx context.Context, d int, c stepcheck.Claimed, now time.Time) (bool, error) {
 	changed, err := s.Subject.MarkPublished(ctx, d, c, now)
 	return changed, s.name("MarkOutboxEventPublished", err)
 }
 
-func (s *named) MarkFailed(ctx context.Context, d int, c properties.Claimed, now time.Time, cause error) (bool, error) {
+func (s *named) MarkFailed(ctx context.Context, d int, c stepcheck.Claimed, now time.Time, cause error) (bool, error) {
 	changed, err := s.Subject.MarkFailed(ctx, d, c, now, cause)
 	return changed, s.name("MarkOutboxEventFailed", err)
 }

@@ -28,7 +28,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Query is one named query of a file.
@@ -152,7 +152,7 @@ func Queries(file string, src []byte) (impl.Queries, error) {
 // New builds the subject from a queries file and an optional schema file.
 // A server error of one of the team's queries at run time is a
 // *QueryError, which names the file, the line and the query.
-func New(queriesFile, schemaFile string) (properties.NewSubject, error) {
+func New(queriesFile, schemaFile string) (stepcheck.NewSubject, error) {
 	src, err := os.ReadFile(queriesFile)
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func New(queriesFile, schemaFile string) (properties.NewSubject, error) {
 		schema = string(b)
 	}
 	m := mutants.Mutant{Name: "sql:" + queriesFile, Queries: func(q *impl.Queries) { *q = queries }, Schema: schema}
-	return func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+	return func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		s, err := reference.Build(ctx, env, m)
 		if s == nil {
 			return nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -82,10 +82,10 @@ func TestSQLContract(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			restore := properties.Budget{Checks: 200, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
+			restore := stepcheck.Budget{Checks: 200, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
 			defer restore()
-			rec := properties.NewRecorder(t.Name(), nil)
-			sum := properties.Run(rec, newSubject, properties.Options{DatabaseURL: pgtest.Database(t).URL, Concurrent: c.concurrent})
+			rec := stepcheck.NewRecorder(t.Name(), nil)
+			sum := stepcheck.Run(rec, newSubject, stepcheck.Options{DatabaseURL: pgtest.Database(t).URL, Concurrent: c.concurrent})
 			got := ""
 			if f := sum.Failure; f != nil {
 				if f.Infrastructure || f.Panic {

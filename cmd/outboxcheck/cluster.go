@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // session is what a command runs on: a PostgreSQL cluster (DESIGN §9),
@@ -103,12 +103,12 @@ func (s *session) interrupted() error {
 
 // options creates a database for one run and the options to run there;
 // drop removes the database.
-func (s *session) options(faults, concurrent bool) (opts properties.Options, drop func(), err error) {
+func (s *session) options(faults, concurrent bool) (opts stepcheck.Options, drop func(), err error) {
 	db, err := s.cluster.NewDatabase(s.ctx)
 	if err != nil {
 		return opts, nil, infraError(err)
 	}
-	opts = properties.Options{DatabaseURL: db.URL, Faults: faults, Concurrent: concurrent}
+	opts = stepcheck.Options{DatabaseURL: db.URL, Faults: faults, Concurrent: concurrent}
 	if faults && s.cluster.Owned() {
 		opts.CrashDatabase = s.cluster.Crash
 	}

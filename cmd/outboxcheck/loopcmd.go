@@ -9,8 +9,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // loopSubject is a subject the CLI can run through the loop contract, with
@@ -54,7 +54,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	prog := newProgress(stderr, c.budget.Checks, time.Time{})
 	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()
-	rec := properties.NewRecorder("outboxcheck/loop/"+c.subject, nil)
+	rec := stepcheck.NewRecorder("outboxcheck/loop/"+c.subject, nil)
 	prog.start()
 	res := loopcheck.Run(rec, ls.new, lopts)
 	prog.stop()

@@ -9,8 +9,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) error {
@@ -55,7 +55,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		defer ses.close()
 		return replayLoop(ses, rep, failFile, *times, stdout)
 	}
-	var newSubject properties.NewSubject
+	var newSubject stepcheck.NewSubject
 	if rep.SQLQueries != "" {
 		newSubject, err = sqlfile.New(reportSQL(dir, rep.SQLQueries), reportSQL(dir, rep.SQLSchema))
 	} else {
@@ -74,14 +74,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer drop()
-	rec := properties.NewRecorder("outboxcheck/"+rep.Subject, nil)
-	var sum properties.Summary
+	rec := stepcheck.NewRecorder("outboxcheck/"+rep.Subject, nil)
+	var sum stepcheck.Summary
 	opts.MaxChecks = 1 // the fail file's, and not a random one after it
 	if err := inTempDir(func() {
 		// rapid also replays every fail file of the subject's name under
 		// the working directory's testdata: not the user's
-		restore := properties.Budget{Checks: 1, FailFile: failFile}.Apply()
-		sum = properties.Run(rec, newSubject, opts)
+		restore := stepcheck.Budget{Checks: 1, FailFile: failFile}.Apply()
+		sum = stepcheck.Run(rec, newSubject, opts)
 		restore()
 	}); err != nil {
 		return infraError(err)

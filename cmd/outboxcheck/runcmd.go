@@ -17,8 +17,8 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/reports"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // defaultChecks makes the default gate about 12,000 steps, every fault
@@ -33,8 +33,8 @@ const shardStride = 1 << 32
 // runConfig is a parsed `run` command line.
 type runConfig struct {
 	subject    string
-	newSubject properties.NewSubject
-	budget     properties.Budget
+	newSubject stepcheck.NewSubject
+	budget     stepcheck.Budget
 	faults     bool
 	concurrent bool
 	url        string
@@ -97,13 +97,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	budget := c.budget
 	budget.KeepFailFiles = c.reportDir != ""
 	opts.Interrupt = ses.intr.C
-	var sum properties.Summary
-	rec := properties.NewRecorder("outboxcheck/"+c.subject, live)
+	var sum stepcheck.Summary
+	rec := stepcheck.NewRecorder("outboxcheck/"+c.subject, live)
 	failFile, err := inScratch(c.reportDir, func() {
 		restore := budget.Apply()
 		defer restore()
 		prog.start()
-		sum = properties.Run(rec, c.newSubject, opts)
+		sum = stepcheck.Run(rec, c.newSubject, opts)
 		prog.stop()
 	})
 	if err != nil {
@@ -354,7 +354,7 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 // subjectByName resolves --subject; the bool says it needs concurrency.
-func subjectByName(name string) (properties.NewSubject, bool, error) {
+func subjectByName(name string) (stepcheck.NewSubject, bool, error) {
 	if name == "reference" {
 		return reference.New, false, nil
 	}

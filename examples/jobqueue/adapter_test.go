@@ -11,7 +11,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/model"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // This file is the step-contract adapter a team writes for its job queue:
@@ -38,18 +38,18 @@ func semantics(c jobqueue.Config) model.Semantics {
 }
 
 type adapter struct {
-	env      properties.Env
+	env      stepcheck.Env
 	q        *jobqueue.Queue
-	sessions map[properties.Actor]*impl.Session
+	sessions map[stepcheck.Actor]*impl.Session
 }
 
 // newAdapter builds the adapter over a queue whose SQL is sql.
-func newAdapter(sql jobqueue.Queries) properties.NewSubject {
-	return func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+func newAdapter(sql jobqueue.Queries) stepcheck.NewSubject {
+	return func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		q := jobqueue.New(config)
 		q.SQL = sql
-		a := &adapter{env: env, q: q, sessions: map[properties.Actor]*impl.Session{}}
-		conn, err := a.conn(ctx, properties.Actor{Role: properties.Operator})
+		a := &adapter{env: env, q: q, sessions: map[stepcheck.Actor]*impl.Session{}}
+		conn, err := a.conn(ctx, stepcheck.Actor{Role: stepcheck.Operator})
 		if err != nil {
 			return a, err
 		}
@@ -60,7 +60,7 @@ func newAdapter(sql jobqueue.Queries) properties.NewSubject {
 
 // conn is actor a's own connection: its own link, which the harness can
 // cut or partition, opened again after it died.
-func (a *adapter) conn(ctx context.Context, actor properties.Actor) (*pgx.Conn, error) {
+func (a *adapter) conn(ctx context.Context, actor stepcheck.Actor) (*pgx.Conn, error) {
 	s := a.sessions[actor]
 	if s == nil {
 		var err error
@@ -73,11 +73,11 @@ func (a *adapter) conn(ctx context.Context, actor properties.Actor) (*pgx.Conn, 
 }
 
 var (
-	producer = properties.Actor{Role: properties.Producer}
-	operator = properties.Actor{Role: properties.Operator}
+	producer = stepcheck.Actor{Role: stepcheck.Producer}
+	operator = stepcheck.Actor{Role: stepcheck.Operator}
 )
 
-func dispatcher(d int) properties.Actor { return properties.Actor{Role: properties.Dispatcher, N: d} }
+func dispatcher(d int) stepcheck.Actor { return stepcheck.Actor{Role: stepcheck.Dispatcher, N: d} }
 
 func (a *adapter) Reset(ctx context.Context) error {
 	conn, err := a.conn(ctx, operator)
@@ -90,16 +90,16 @@ func (a *adapter) Reset(ctx context.Context) error {
 	return err
 }
 
-func (a *adapter) Commit(ctx context.Context, p properties.Payment, now time.Time) (string, error) {
+func (a *adapter) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
 	id := a.env.NewID()
 	return id, a.produce(ctx, id, p, now, true)
 }
 
-func (a *adapter) Rollback(ctx context.Context, p properties.Payment, now time.Time) error {
+func (a *adapter) Rollback(ctx context.Context, p stepcheck.Payment, now time.Time) error {
 	return a.produce(ctx, a.env.NewID(), p, now, false)
 }
 
-func (a *adapter) produce(ctx context.Context, id string, p properties.Payment, now time.Time, commit bool) error {
+func (a *adapter) produce(ctx context.Context, id string, p stepcheck.Payment, now time.Time, commit bool) error {
 	conn, err := a.conn(ctx, producer)
 	if err != nil {
 		return err
@@ -118,30 +118,30 @@ func (a *adapter) produce(ctx context.Context, id string, p properties.Payment, 
 	return tx.Commit(ctx)
 }
 
-func (a *adapter) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+func (a *adapter) Claim(ctx context.Context, d int, now time.Time, limit int) ([]stepcheck.Claimed, error) {
 	conn, err := a.conn(ctx, dispatcher(d))
 	if err != nil {
 		return nil, err
 	}
 	jobs, err := a.q.Fetch(ctx, conn, now, limit, a.env.NewID())
-	out := make([]properties.Claimed, len(jobs))
+	out := make([]stepcheck.Claimed, len(jobs))
 	for i, j := range jobs {
-		out[i] = properties.Claimed{ID: j.ID, AggregateID: j.AggregateID, EventType: "payment.succeeded",
+		out[i] = stepcheck.Claimed{ID: j.ID, AggregateID: j.AggregateID, EventType: "payment.succeeded",
 			Payload: j.Args, CreatedAt: j.CreatedAt, Attempts: j.Attempt, ClaimID: j.Token}
 	}
 	return out, err
 }
 
-func (a *adapter) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
-	return pub.Publish(ctx, properties.Message{ID: c.ID, Type: c.EventType, AggregateID: c.AggregateID,
+func (a *adapter) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
+	return pub.Publish(ctx, stepcheck.Message{ID: c.ID, Type: c.EventType, AggregateID: c.AggregateID,
 		OccurredAt: c.CreatedAt, Payload: c.Payload})
 }
 
-func job(c properties.Claimed) jobqueue.Job {
+func job(c stepcheck.Claimed) jobqueue.Job {
 	return jobqueue.Job{ID: c.ID, AggregateID: c.AggregateID, Args: c.Payload, Attempt: c.Attempts, Token: c.ClaimID}
 }
 
-func (a *adapter) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+func (a *adapter) MarkPublished(ctx context.Context, d int, c stepcheck.Claimed, now time.Time) (bool, error) {
 	conn, err := a.conn(ctx, dispatcher(d))
 	if err != nil {
 		return false, err
@@ -149,7 +149,7 @@ func (a *adapter) MarkPublished(ctx context.Context, d int, c properties.Claimed
 	return a.q.Complete(ctx, conn, job(c), now)
 }
 
-func (a *adapter) MarkFailed(ctx context.Context, d int, c properties.Claimed, now time.Time, cause error) (bool, error) {
+func (a *adapter) MarkFailed(ctx context.Context, d int, c stepcheck.Claimed, now time.Time, cause error) (bool, error) {
 	conn, err := a.conn(ctx, dispatcher(d))
 	if err != nil {
 		return false, err
@@ -190,37 +190,37 @@ func (a *adapter) Cleanup(ctx context.Context, now time.Time, retention time.Dur
 	return a.q.Prune(ctx, conn, now, retention)
 }
 
-func (a *adapter) Stats(ctx context.Context, now time.Time) (properties.Stats, error) {
+func (a *adapter) Stats(ctx context.Context, now time.Time) (stepcheck.Stats, error) {
 	conn, err := a.conn(ctx, operator)
 	if err != nil {
-		return properties.Stats{}, err
+		return stepcheck.Stats{}, err
 	}
 	st, err := a.q.Stats(ctx, conn, now)
-	return properties.Stats{Pending: st.Waiting, OldestPendingAge: st.OldestAge, Failed: st.Retryable, Dead: st.Discarded}, err
+	return stepcheck.Stats{Pending: st.Waiting, OldestPendingAge: st.OldestAge, Failed: st.Retryable, Dead: st.Discarded}, err
 }
 
-func (a *adapter) Handle(ctx context.Context, c int, m properties.Message, fp properties.Failpoints) error {
-	conn, err := a.conn(ctx, properties.Actor{Role: properties.Consumer, N: c})
+func (a *adapter) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
+	conn, err := a.conn(ctx, stepcheck.Actor{Role: stepcheck.Consumer, N: c})
 	if err != nil {
 		return err
 	}
 	return jobqueue.Credit(ctx, conn, m.ID, m.Payload, func(committed bool) error {
 		if committed {
-			return fp(properties.AfterCommit)
+			return fp(stepcheck.AfterCommit)
 		}
-		return fp(properties.BeforeCommit)
+		return fp(stepcheck.BeforeCommit)
 	})
 }
 
-func (a *adapter) Rows(ctx context.Context) ([]properties.Row, error) {
+func (a *adapter) Rows(ctx context.Context) ([]stepcheck.Row, error) {
 	conn, err := a.conn(ctx, operator)
 	if err != nil {
 		return nil, err
 	}
 	jobs, err := a.q.Jobs(ctx, conn)
-	out := make([]properties.Row, len(jobs))
+	out := make([]stepcheck.Row, len(jobs))
 	for i, j := range jobs {
-		r := properties.Row{ID: j.ID, AggregateID: j.AggregateID, Payload: j.Args, Status: j.State, Attempts: j.Attempt,
+		r := stepcheck.Row{ID: j.ID, AggregateID: j.AggregateID, Payload: j.Args, Status: j.State, Attempts: j.Attempt,
 			AvailableAt: j.ScheduledAt, CreatedAt: j.CreatedAt}
 		if j.Token != nil {
 			r.ClaimID = *j.Token
@@ -244,7 +244,7 @@ func (a *adapter) Effects(ctx context.Context) (map[string]int, error) {
 	return jobqueue.Credits(ctx, conn)
 }
 
-func (a *adapter) Crash(actor properties.Actor) {
+func (a *adapter) Crash(actor stepcheck.Actor) {
 	if s := a.sessions[actor]; s != nil {
 		s.Cut()
 	}

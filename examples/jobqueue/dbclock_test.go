@@ -6,7 +6,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // onTheDatabaseClock is the queue with its fetch and its rescuer reading
@@ -26,12 +26,12 @@ func onTheDatabaseClock() jobqueue.Queries {
 func TestJobQueueOnTheDatabaseClock(t *testing.T) {
 	db := pgscratch.NewDatabase(t)
 	setChecks(t, 60)
-	properties.Exercise(t, newAdapter(onTheDatabaseClock()),
-		properties.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config), DatabaseClock: true})
+	stepcheck.Exercise(t, newAdapter(onTheDatabaseClock()),
+		stepcheck.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config), DatabaseClock: true})
 
 	wall := pgscratch.NewDatabase(t)
-	rec := properties.NewRecorder(t.Name(), nil)
-	sum := properties.Run(rec, newAdapter(onTheDatabaseClock()), properties.Options{DatabaseURL: wall.URL, Semantics: semantics(config)})
+	rec := stepcheck.NewRecorder(t.Name(), nil)
+	sum := stepcheck.Run(rec, newAdapter(onTheDatabaseClock()), stepcheck.Options{DatabaseURL: wall.URL, Semantics: semantics(config)})
 	if sum.Failure == nil || sum.Failure.Infrastructure {
 		t.Fatalf("on the wall clock the queue passed: %+v", sum.Failure)
 	}
@@ -40,6 +40,6 @@ func TestJobQueueOnTheDatabaseClock(t *testing.T) {
 
 func setChecks(t *testing.T, n int) {
 	t.Helper()
-	restore := properties.Budget{Checks: n}.Apply()
+	restore := stepcheck.Budget{Checks: n}.Apply()
 	t.Cleanup(restore)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgscratch.Main(m) }
@@ -18,11 +18,11 @@ func TestMain(m *testing.M) { pgscratch.Main(m) }
 //	go test ./examples/jobqueue/ -run TestJobQueueThroughTheStepContract -rapid.checks=500
 func TestJobQueueThroughTheStepContract(t *testing.T) {
 	db := pgscratch.NewDatabase(t)
-	opts := properties.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config)}
+	opts := stepcheck.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config)}
 	if srv := pgscratch.Shared(t); srv.Owned() {
 		opts.CrashDatabase = srv.Crash // the server is the harness's own: crash it too
 	}
-	properties.Exercise(t, newAdapter(jobqueue.DefaultQueries()), opts)
+	stepcheck.Exercise(t, newAdapter(jobqueue.DefaultQueries()), opts)
 }
 
 // Two one-line bugs a job queue really has: each is killed by the
@@ -61,10 +61,10 @@ func TestJobQueueBugsAreCaught(t *testing.T) {
 				t.Fatal("the edit changed nothing")
 			}
 			db := pgscratch.NewDatabase(t)
-			restore := properties.Budget{Checks: 300, Seed: 1, ShrinkTime: 15 * time.Minute}.Apply() // a backstop
+			restore := stepcheck.Budget{Checks: 300, Seed: 1, ShrinkTime: 15 * time.Minute}.Apply() // a backstop
 			defer restore()
-			rec := properties.NewRecorder(t.Name(), nil)
-			sum := properties.Run(rec, newAdapter(sql), properties.Options{DatabaseURL: db.URL, Semantics: semantics(config), MaxShrinkRuns: c.shrinkRuns})
+			rec := stepcheck.NewRecorder(t.Name(), nil)
+			sum := stepcheck.Run(rec, newAdapter(sql), stepcheck.Options{DatabaseURL: db.URL, Semantics: semantics(config), MaxShrinkRuns: c.shrinkRuns})
 			f := sum.Failure
 			if f == nil || f.Property != c.property {
 				t.Fatalf("want %s, got %+v\n%s", c.property, f, rec.Output())

@@ -8,7 +8,7 @@ import "flag"
 // many of these tests fail on purpose (a mutant must be killed). A test
 // that fails prints -rapid.seed=N, which replays it; a run that wants the
 // files asks with -rapid.nofailfile=false. A test that applies a
-// properties.Budget decides for itself (the CLI keeps them in its report
+// stepcheck.Budget decides for itself (the CLI keeps them in its report
 // directory).
 func noFailFiles() {
 	given := false

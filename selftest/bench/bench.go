@@ -15,8 +15,8 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/selftest/soak"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Config is one benchmark run.
@@ -55,7 +55,7 @@ type Report struct {
 type Throughput struct {
 	Checks, Steps int
 	Took          time.Duration
-	Time          *properties.Timing // where the time went
+	Time          *stepcheck.Timing // where the time went
 }
 
 // Rate is steps per second.
@@ -65,7 +65,7 @@ func (t Throughput) Rate() float64 { return float64(t.Steps) / t.Took.Seconds() 
 func (t *Throughput) add(o Throughput) {
 	t.Checks, t.Steps, t.Took = t.Checks+o.Checks, t.Steps+o.Steps, t.Took+o.Took
 	if t.Time == nil {
-		t.Time = &properties.Timing{}
+		t.Time = &stepcheck.Timing{}
 	}
 	t.Time.Add(o.Time)
 }
@@ -133,7 +133,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if err := c.throughputs(ctx, r); err != nil {
 		return nil, err
 	}
-	for _, draw := range []properties.Draw{properties.DrawSwarm, properties.DrawFixed} {
+	for _, draw := range []stepcheck.Draw{stepcheck.DrawSwarm, stepcheck.DrawFixed} {
 		if c.GateChecks == 0 {
 			break
 		}
@@ -180,12 +180,12 @@ func clusterReady(ctx context.Context, url string, n int) ([]time.Duration, erro
 	return out, nil
 }
 
-func options(ctx context.Context, c *pgscratch.Server, faults bool) (properties.Options, func(), error) {
+func options(ctx context.Context, c *pgscratch.Server, faults bool) (stepcheck.Options, func(), error) {
 	db, err := c.NewDatabase(ctx)
 	if err != nil {
-		return properties.Options{}, nil, err
+		return stepcheck.Options{}, nil, err
 	}
-	opts := properties.Options{DatabaseURL: db.URL, Faults: faults}
+	opts := stepcheck.Options{DatabaseURL: db.URL, Faults: faults}
 	if faults && c.Owned() {
 		opts.CrashDatabase = c.Crash
 	}
@@ -212,13 +212,13 @@ func (c Config) throughputs(ctx context.Context, r *Report) error {
 			return fmt.Errorf("bare SQL: %w", err)
 		}
 		r.Bare.add(bare)
-		ff, same, err := sameWork(ctx, c.Cluster, properties.Budget{Checks: 40, Seed: seed})
+		ff, same, err := sameWork(ctx, c.Cluster, stepcheck.Budget{Checks: 40, Seed: seed})
 		if err != nil {
 			return err
 		}
 		r.FaultFree.add(ff)
 		r.SameWork.add(same)
-		f, err := measure(ctx, c.Cluster, true, properties.Budget{Checks: 40, Seed: seed}, properties.DrawSwarm)
+		f, err := measure(ctx, c.Cluster, true, stepcheck.Budget{Checks: 40, Seed: seed}, stepcheck.DrawSwarm)
 		if err != nil {
 			return err
 		}
@@ -241,10 +241,10 @@ func (c Config) throughputs(ctx context.Context, r *Report) error {
 func (c Config) kill(ctx context.Context, m mutants.Mutant) (Kill, error) {
 	k := Kill{Mutant: m}
 	var err error
-	if k.Harness, err = c.kills(ctx, m, properties.DrawSwarm); err != nil {
+	if k.Harness, err = c.kills(ctx, m, stepcheck.DrawSwarm); err != nil {
 		return k, err
 	}
-	if k.Fixed, err = c.kills(ctx, m, properties.DrawFixed); err != nil {
+	if k.Fixed, err = c.kills(ctx, m, stepcheck.DrawFixed); err != nil {
 		return k, err
 	}
 	opts, drop, err := options(ctx, c.Cluster, true)
@@ -259,7 +259,7 @@ func (c Config) kill(ctx context.Context, m mutants.Mutant) (Kill, error) {
 }
 
 // kills runs the harness on m for each seed under draw.
-func (c Config) kills(ctx context.Context, m mutants.Mutant, draw properties.Draw) (Kills, error) {
+func (c Config) kills(ctx context.Context, m mutants.Mutant, draw stepcheck.Draw) (Kills, error) {
 	var k Kills
 	for seed := 1; seed <= c.Seeds; seed++ {
 		opts, drop, err := options(ctx, c.Cluster, m.NeedsFaults)
@@ -267,9 +267,9 @@ func (c Config) kills(ctx context.Context, m mutants.Mutant, draw properties.Dra
 			return k, err
 		}
 		opts.Concurrent, opts.Draw = m.NeedsConcurrency, draw
-		restore := properties.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
+		restore := stepcheck.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
 		opts.Deadline = time.Now().Add(c.Budget)
-		sum := properties.Run(properties.NewRecorder("bench/"+m.Name, nil), reference.Mutated(m), opts)
+		sum := stepcheck.Run(stepcheck.NewRecorder("bench/"+m.Name, nil), reference.Mutated(m), opts)
 		restore()
 		drop()
 		switch f := sum.Failure; {

@@ -8,23 +8,23 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Gate is one default `outboxcheck run`, in process: PostgreSQL started
 // afresh, the reference under every fault, seed 1.
 type Gate struct {
-	Draw   properties.Draw
+	Draw   stepcheck.Draw
 	Checks int
 	Steps  int
 	Took   time.Duration // from the start of PostgreSQL to its stop
 	Idle   []faults.Kind // network fault kinds never struck
-	Sum    properties.Summary
+	Sum    stepcheck.Summary
 }
 
 // gate runs the gate with checks checks under draw on a cluster of its
 // own, found as url says.
-func gate(ctx context.Context, url string, checks int, draw properties.Draw) (Gate, error) {
+func gate(ctx context.Context, url string, checks int, draw stepcheck.Draw) (Gate, error) {
 	g := Gate{Draw: draw}
 	start := time.Now()
 	c, err := pgscratch.Start(ctx, pgscratch.Options{DatabaseURL: url})
@@ -37,13 +37,13 @@ func gate(ctx context.Context, url string, checks int, draw properties.Draw) (Ga
 		return g, err
 	}
 	opts.Draw = draw
-	opts.OnCheck = func(h *properties.History) {
+	opts.OnCheck = func(h *stepcheck.History) {
 		if !h.Shrinking {
 			g.Steps += len(h.Entries)
 		}
 	}
-	restore := properties.Budget{Checks: checks, Seed: 1}.Apply()
-	g.Sum = properties.Run(properties.NewRecorder("bench/gate", nil), reference.New, opts)
+	restore := stepcheck.Budget{Checks: checks, Seed: 1}.Apply()
+	g.Sum = stepcheck.Run(stepcheck.NewRecorder("bench/gate", nil), reference.New, opts)
 	restore()
 	drop()
 	if cerr := c.Close(); cerr != nil {

@@ -14,7 +14,7 @@ func (r *Report) killMarkdown(p func(string, ...any)) {
 	}
 	p("## Time to kill: swarm draw, fixed draw, and the soak baseline")
 	p("")
-	p("Harness: `properties.Run` on the mutant, seeds 1..%d, no shrinking; the time and checks until the first failure, which must be the mutant's own property. Mutants that only faults expose run with faults on, the others without. **Swarm** is the default draw (`properties.DrawSwarm`: each check draws which action and fault kinds it uses; partitions lean to the COMMIT and the mark); **fixed** is the draw before it (`properties.DrawFixed`: one mix for every check), run side by side.", r.Seeds)
+	p("Harness: `stepcheck.Run` on the mutant, seeds 1..%d, no shrinking; the time and checks until the first failure, which must be the mutant's own property. Mutants that only faults expose run with faults on, the others without. **Swarm** is the default draw (`stepcheck.DrawSwarm`: each check draws which action and fault kinds it uses; partitions lean to the COMMIT and the mark); **fixed** is the draw before it (`stepcheck.DrawFixed`: one mix for every check), run side by side.", r.Seeds)
 	p("")
 	p("Soak baseline: what teams write today (`selftest/soak`). Producer, two dispatchers and two consumers loop concurrently while a fixed rotation breaks and heals the same faults (every fault kind on every link in turn, broker refusals and lost acks, dispatcher crashes, consumer crashes before and after commit). Every %v it heals, drains and checks the end state only: lost, duplicated or phantom effects per payment. No model, no shrinking.", 3*time.Second)
 	p("")

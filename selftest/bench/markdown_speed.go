@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // speedMarkdown writes the throughput, check-length and gate sections.
@@ -27,7 +27,7 @@ func (r *Report) speedMarkdown(p func(string, ...any)) {
 	p("| fault-injected steps/s | %.0f | %.2f of fault-free; %.2f bare ops a step | the same with partitions, lost replies, broker faults, crashes mid-request and database crashes (%d checks, %d steps in %s) |",
 		r.Faulted.Rate(), r.Faulted.Rate()/r.FaultFree.Rate(), r.Bare.Rate()/r.Faulted.Rate(), r.Faulted.Checks, r.Faulted.Steps, secs(r.Faulted.Took))
 	p("")
-	p("Where the wall time went (`properties.Summary.Time`; *model and rapid* is what no kind measures):")
+	p("Where the wall time went (`stepcheck.Summary.Time`; *model and rapid* is what no kind measures):")
 	p("")
 	p("- fault-free: %s", timing(r.FaultFree.Time))
 	p("- fault-injected: %s", timing(r.Faulted.Time))
@@ -36,7 +36,7 @@ func (r *Report) speedMarkdown(p func(string, ...any)) {
 	r.gateMarkdown(p)
 }
 
-func timing(t *properties.Timing) string {
+func timing(t *stepcheck.Timing) string {
 	if t == nil {
 		return "-"
 	}
@@ -50,7 +50,7 @@ func (r *Report) lengthMarkdown(p func(string, ...any)) {
 	}
 	p("## Steps/s against check length")
 	p("")
-	p("Fault-free, the stop coin's average set to each length, seeds 1..%d, run in rounds with the throughput figures above (so each length saw the same machine); a check makes at most %d payments (`properties.MaxPayments`), so a long check goes deeper on a bounded set of events.", rounds, properties.MaxPayments)
+	p("Fault-free, the stop coin's average set to each length, seeds 1..%d, run in rounds with the throughput figures above (so each length saw the same machine); a check makes at most %d payments (`stepcheck.MaxPayments`), so a long check goes deeper on a bounded set of events.", rounds, stepcheck.MaxPayments)
 	p("")
 	p("| average length | checks | steps (mean per check) | steps/s | cost of a step against the shortest |")
 	p("|---|---|---|---|---|")

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // The report puts each figure next to its comparison from the same run:
@@ -17,12 +17,12 @@ func TestMarkdownComparesSideBySide(t *testing.T) {
 	r := &Report{Seeds: 2, Budget: 30 * s, ClusterReady: []time.Duration{s},
 		Bare:      Bare{Ops: 3000, Took: s},
 		SameWork:  Bare{Ops: 1200, Took: s / 2},
-		FaultFree: Throughput{Checks: 10, Steps: 1500, Took: s, Time: &properties.Timing{Total: s}},
+		FaultFree: Throughput{Checks: 10, Steps: 1500, Took: s, Time: &stepcheck.Timing{Total: s}},
 		Faulted:   Throughput{Checks: 10, Steps: 750, Took: s},
 		Lengths: []Length{{Average: 30, Throughput: Throughput{Checks: 70, Steps: 900, Took: s}},
 			{Average: 3000, Throughput: Throughput{Checks: 1, Steps: 600, Took: s}}},
-		Gates: []Gate{{Draw: properties.DrawSwarm, Checks: 240, Steps: 12000, Took: 30 * s},
-			{Draw: properties.DrawFixed, Checks: 240, Steps: 10000, Took: 40 * s}},
+		Gates: []Gate{{Draw: stepcheck.DrawSwarm, Checks: 240, Steps: 12000, Took: 30 * s},
+			{Draw: stepcheck.DrawFixed, Checks: 240, Steps: 10000, Took: 40 * s}},
 		Kills: []Kill{{Mutant: mutants.Mutant{Name: "m", Kills: "backoff"},
 			Harness: Kills{Times: []time.Duration{s, 3 * s}, Checks: []int{1, 3}},
 			Fixed:   Kills{Times: []time.Duration{5 * s}, Checks: []int{9}}}},

@@ -4,52 +4,52 @@ import (
 	"context"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // recording is a subject that logs every call that does the subject's
 // work (not the harness's read-backs: Rows, Effects, Stats, NextAttemptAt,
 // ReadBack) for replay.
 type recording struct {
-	properties.Subject
+	stepcheck.Subject
 	log *CallLog
 }
 
 // add logs a call: its outcome, and run, which makes it again.
-func (r *recording) add(ops int, err error, run func(ctx context.Context, s properties.Subject) error) {
+func (r *recording) add(ops int, err error, run func(ctx context.Context, s stepcheck.Subject) error) {
 	r.log.calls = append(r.log.calls, replayCall{ops: ops, fail: err != nil, run: run})
 }
 
 func (r *recording) Reset(ctx context.Context) error {
 	err := r.Subject.Reset(ctx)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error { return s.Reset(ctx) })
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error { return s.Reset(ctx) })
 	return err
 }
 
-func (r *recording) Commit(ctx context.Context, p properties.Payment, now time.Time) (string, error) {
+func (r *recording) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
 	id, err := r.Subject.Commit(ctx, p, now)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error { _, err := s.Commit(ctx, p, now); return err })
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error { _, err := s.Commit(ctx, p, now); return err })
 	return id, err
 }
 
-func (r *recording) Rollback(ctx context.Context, p properties.Payment, now time.Time) error {
+func (r *recording) Rollback(ctx context.Context, p stepcheck.Payment, now time.Time) error {
 	err := r.Subject.Rollback(ctx, p, now)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error { return s.Rollback(ctx, p, now) })
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error { return s.Rollback(ctx, p, now) })
 	return err
 }
 
-func (r *recording) Claim(ctx context.Context, d int, now time.Time, limit int) ([]properties.Claimed, error) {
+func (r *recording) Claim(ctx context.Context, d int, now time.Time, limit int) ([]stepcheck.Claimed, error) {
 	got, err := r.Subject.Claim(ctx, d, now, limit)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		_, err := s.Claim(ctx, d, now, limit)
 		return err
 	})
 	return got, err
 }
 
-func (r *recording) Publish(ctx context.Context, d int, c properties.Claimed, pub properties.Publisher) error {
+func (r *recording) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
 	err := r.Subject.Publish(ctx, d, c, pub)
-	r.add(0, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(0, err, func(ctx context.Context, s stepcheck.Subject) error {
 		if perr := s.Publish(ctx, d, c, accepting{}); perr != nil {
 			return perr
 		}
@@ -58,18 +58,18 @@ func (r *recording) Publish(ctx context.Context, d int, c properties.Claimed, pu
 	return err
 }
 
-func (r *recording) MarkPublished(ctx context.Context, d int, c properties.Claimed, now time.Time) (bool, error) {
+func (r *recording) MarkPublished(ctx context.Context, d int, c stepcheck.Claimed, now time.Time) (bool, error) {
 	ok, err := r.Subject.MarkPublished(ctx, d, c, now)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		_, err := s.MarkPublished(ctx, d, c, now)
 		return err
 	})
 	return ok, err
 }
 
-func (r *recording) MarkFailed(ctx context.Context, d int, c properties.Claimed, now time.Time, cause error) (bool, error) {
+func (r *recording) MarkFailed(ctx context.Context, d int, c stepcheck.Claimed, now time.Time, cause error) (bool, error) {
 	ok, err := r.Subject.MarkFailed(ctx, d, c, now, cause)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		_, err := s.MarkFailed(ctx, d, c, now, cause)
 		return err
 	})
@@ -78,7 +78,7 @@ func (r *recording) MarkFailed(ctx context.Context, d int, c properties.Claimed,
 
 func (r *recording) Redrive(ctx context.Context, eventID string, now time.Time) (bool, error) {
 	ok, err := r.Subject.Redrive(ctx, eventID, now)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		_, err := s.Redrive(ctx, eventID, now)
 		return err
 	})
@@ -87,7 +87,7 @@ func (r *recording) Redrive(ctx context.Context, eventID string, now time.Time) 
 
 func (r *recording) Cleanup(ctx context.Context, now time.Time, retention time.Duration) (int, error) {
 	n, err := r.Subject.Cleanup(ctx, now, retention)
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		_, err := s.Cleanup(ctx, now, retention)
 		return err
 	})
@@ -95,9 +95,9 @@ func (r *recording) Cleanup(ctx context.Context, now time.Time, retention time.D
 }
 
 // Handle replays the failpoints' answers as the harness gave them.
-func (r *recording) Handle(ctx context.Context, c int, m properties.Message, fp properties.Failpoints) error {
+func (r *recording) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
 	var answers []error
-	err := r.Subject.Handle(ctx, c, m, func(p properties.Failpoint) error {
+	err := r.Subject.Handle(ctx, c, m, func(p stepcheck.Failpoint) error {
 		var err error
 		if fp != nil {
 			err = fp(p)
@@ -105,9 +105,9 @@ func (r *recording) Handle(ctx context.Context, c int, m properties.Message, fp 
 		answers = append(answers, err)
 		return err
 	})
-	r.add(1, err, func(ctx context.Context, s properties.Subject) error {
+	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		i := 0
-		return s.Handle(ctx, c, m, func(properties.Failpoint) error {
+		return s.Handle(ctx, c, m, func(stepcheck.Failpoint) error {
 			if i >= len(answers) {
 				return nil
 			}
@@ -118,9 +118,9 @@ func (r *recording) Handle(ctx context.Context, c int, m properties.Message, fp 
 	return err
 }
 
-func (r *recording) Crash(a properties.Actor) {
+func (r *recording) Crash(a stepcheck.Actor) {
 	r.Subject.Crash(a)
-	r.add(0, nil, func(_ context.Context, s properties.Subject) error { s.Crash(a); return nil })
+	r.add(0, nil, func(_ context.Context, s stepcheck.Subject) error { s.Crash(a); return nil })
 }
 
 // readingBack is a recording of a subject that reads back in one call:
@@ -128,6 +128,6 @@ func (r *recording) Crash(a properties.Actor) {
 // is the harness's work).
 type readingBack struct{ *recording }
 
-func (r readingBack) ReadBack(ctx context.Context, now time.Time) (properties.ReadBack, error) {
-	return r.Subject.(properties.ReadBacker).ReadBack(ctx, now)
+func (r readingBack) ReadBack(ctx context.Context, now time.Time) (stepcheck.ReadBack, error) {
+	return r.Subject.(stepcheck.ReadBacker).ReadBack(ctx, now)
 }

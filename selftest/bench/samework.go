@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // The same work, bare: the bare rate of BareOps is four verbs on warm
@@ -22,7 +22,7 @@ import (
 
 // CallLog is a recorded run: what the subject was asked to do, in order.
 type CallLog struct {
-	env   properties.Env // the counts and semantics the run built its subjects with
+	env   stepcheck.Env // the counts and semantics the run built its subjects with
 	calls []replayCall
 	ids   []string // every id the subjects took from Env.NewID, in order
 }
@@ -32,13 +32,13 @@ type CallLog struct {
 type replayCall struct {
 	ops  int
 	fail bool // the recorded call returned an error
-	run  func(ctx context.Context, s properties.Subject) error
+	run  func(ctx context.Context, s stepcheck.Subject) error
 	new  bool // a new subject was built here
 }
 
 // Record wraps newSubject so that every subject it builds logs its calls.
-func (l *CallLog) Record(newSubject properties.NewSubject) properties.NewSubject {
-	return func(ctx context.Context, env properties.Env) (properties.Subject, error) {
+func (l *CallLog) Record(newSubject stepcheck.NewSubject) stepcheck.NewSubject {
+	return func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		l.env = env
 		newID := env.NewID
 		env.NewID = func() string {
@@ -52,7 +52,7 @@ func (l *CallLog) Record(newSubject properties.NewSubject) properties.NewSubject
 			return nil, err
 		}
 		rec := &recording{Subject: s, log: l}
-		if _, ok := s.(properties.ReadBacker); ok {
+		if _, ok := s.(stepcheck.ReadBacker); ok {
 			return readingBack{rec}, nil
 		}
 		return rec, nil
@@ -64,9 +64,9 @@ func (l *CallLog) Record(newSubject properties.NewSubject) properties.NewSubject
 // the time they took, subject builds included, as the run's time does. A
 // call whose error (or its absence) differs from the recording is an
 // error: the replay would not be the same work.
-func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject properties.NewSubject) (Bare, error) {
+func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject stepcheck.NewSubject) (Bare, error) {
 	env := l.env
-	env.ConnString = func(properties.Actor) string { return dbURL }
+	env.ConnString = func(stepcheck.Actor) string { return dbURL }
 	next := 0
 	env.NewID = func() string {
 		if next >= len(l.ids) {
@@ -77,7 +77,7 @@ func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject propertie
 		return l.ids[next-1]
 	}
 	env.Broker = accepting{}
-	var s properties.Subject
+	var s stepcheck.Subject
 	defer func() {
 		if s != nil {
 			s.Close()
@@ -120,13 +120,13 @@ const replayCallTimeout = 5 * time.Second
 // accepting is a broker that acknowledges everything at once.
 type accepting struct{}
 
-func (accepting) Publish(context.Context, properties.Message) error { return nil }
+func (accepting) Publish(context.Context, stepcheck.Message) error { return nil }
 
 // sameWork measures the fault-free throughput as measure does, and the
 // same work bare: the run's calls replayed on a fresh database.
-func sameWork(ctx context.Context, c *pgscratch.Server, b properties.Budget) (Throughput, Bare, error) {
+func sameWork(ctx context.Context, c *pgscratch.Server, b stepcheck.Budget) (Throughput, Bare, error) {
 	var l CallLog
-	t, err := measureWith(ctx, c, false, b, properties.DrawSwarm, l.Record(reference.New))
+	t, err := measureWith(ctx, c, false, b, stepcheck.DrawSwarm, l.Record(reference.New))
 	if err != nil {
 		return t, Bare{}, err
 	}

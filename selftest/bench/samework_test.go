@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -19,8 +19,8 @@ func TestSameWorkReplaysTheRunsCalls(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Database(t)
 	var l CallLog
-	restore := properties.Budget{Checks: 15, Seed: 3}.Apply()
-	sum := properties.Run(properties.NewRecorder("samework", nil), l.Record(reference.New), properties.Options{DatabaseURL: db.URL})
+	restore := stepcheck.Budget{Checks: 15, Seed: 3}.Apply()
+	sum := stepcheck.Run(stepcheck.NewRecorder("samework", nil), l.Record(reference.New), stepcheck.Options{DatabaseURL: db.URL})
 	restore()
 	if sum.Failure != nil {
 		t.Fatalf("the reference failed: %s", sum.Failure.Message)

@@ -15,15 +15,15 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Config is one kill-matrix run.
 type Config struct {
 	Cluster *pgscratch.Server // where each subject gets a fresh database
-	Budget  properties.Budget // per subject; the run stops at its first failure
+	Budget  stepcheck.Budget  // per subject; the run stops at its first failure
 	// ShrinkRuns, if set, bounds each step row's shrinking by replays
-	// (properties.Options.MaxShrinkRuns) as well as by Budget.ShrinkTime:
+	// (stepcheck.Options.MaxShrinkRuns) as well as by Budget.ShrinkTime:
 	// a row's counterexample is then the same on a loaded machine.
 	ShrinkRuns int
 	Mutants    []mutants.Mutant // default mutants.All
@@ -49,7 +49,7 @@ type Row struct {
 	// Concurrent: the subject ran with ClaimTogether and DeliverTogether (Options.Concurrent).
 	Concurrent bool
 	// Failure is the shrunk failure; nil when every check passed.
-	Failure *properties.Failure
+	Failure *stepcheck.Failure
 	Checks  int           // checks until the first failure (all checks when none)
 	ToFail  time.Duration // wall time until the first failure
 	Elapsed time.Duration // wall time including shrinking
@@ -111,7 +111,7 @@ type subject struct {
 	want       string
 	faults     bool
 	concurrent bool
-	new        properties.NewSubject
+	new        stepcheck.NewSubject
 }
 
 func (c Config) subjects() []subject {
@@ -172,17 +172,17 @@ func (c Config) run(ctx context.Context, s subject) (Row, error) {
 		return Row{}, err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	opts := properties.Options{DatabaseURL: db.URL, Faults: s.faults, Concurrent: s.concurrent, MaxShrinkRuns: c.ShrinkRuns}
+	opts := stepcheck.Options{DatabaseURL: db.URL, Faults: s.faults, Concurrent: s.concurrent, MaxShrinkRuns: c.ShrinkRuns}
 	if s.faults && c.Cluster.Owned() {
 		opts.CrashDatabase = c.Cluster.Crash
 	}
 	start := time.Now()
-	rec := properties.NewRecorder("outboxcheck/"+s.name, c.Live)
-	sum := properties.Run(rec, s.new, opts)
+	rec := stepcheck.NewRecorder("outboxcheck/"+s.name, c.Live)
+	sum := stepcheck.Run(rec, s.new, opts)
 	row := Row{Subject: s.name, Want: s.want, Faults: s.faults, Concurrent: s.concurrent, Failure: sum.Failure,
 		Checks: sum.Checks, Elapsed: time.Since(start), Output: rec.Output()}
 	if rec.Failed() && row.Failure == nil {
-		row.Failure = &properties.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
+		row.Failure = &stepcheck.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
 	}
 	row.ToFail = row.Elapsed
 	if sum.First != nil {

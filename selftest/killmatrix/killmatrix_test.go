@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
-	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -42,7 +42,7 @@ func TestKillMatrix(t *testing.T) {
 	// under load); the time is only a backstop.
 	cfg := killmatrix.Config{
 		Cluster:    pgtest.Cluster(t),
-		Budget:     properties.Budget{Checks: 300, Seed: 1, ShrinkTime: 2 * time.Minute}, // a given -rapid.* flag wins (Budget.Apply)
+		Budget:     stepcheck.Budget{Checks: 300, Seed: 1, ShrinkTime: 2 * time.Minute}, // a given -rapid.* flag wins (Budget.Apply)
 		ShrinkRuns: shrinkRuns,
 		Reference:  true,
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // LoopBudget is what a loop row may spend: schedules run on real time, so
@@ -52,7 +52,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 		return Row{}, err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	b := properties.Budget{Checks: c.LoopBudget.Checks, Seed: c.Budget.Seed, ShrinkTime: c.LoopBudget.ShrinkTime}
+	b := stepcheck.Budget{Checks: c.LoopBudget.Checks, Seed: c.Budget.Seed, ShrinkTime: c.LoopBudget.ShrinkTime}
 	if b.Checks == 0 {
 		b.Checks = 60
 	}
@@ -62,13 +62,13 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	restore := b.Apply()
 	defer restore()
 	l.opts.DatabaseURL = db.URL
-	rec := properties.NewRecorder("outboxcheck/"+l.name, c.Live)
+	rec := stepcheck.NewRecorder("outboxcheck/"+l.name, c.Live)
 	start := time.Now()
 	res := loopcheck.Run(rec, l.new, l.opts)
 	row := Row{Subject: l.name, Want: l.want, Also: l.also, Faults: true, Failure: res.Failure, Checks: res.Checks,
 		Elapsed: time.Since(start), Output: rec.Output()}
 	if res.Failure == nil && rec.Failed() {
-		row.Failure = &properties.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
+		row.Failure = &stepcheck.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
 	}
 	row.ToFail = row.Elapsed
 	if res.First != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // callTimeout bounds every call of the soak's loops.
@@ -21,9 +21,9 @@ var errCrash = errors.New("consumer crashed at failpoint")
 
 // round is one load period followed by a drain and the end-state check.
 type round struct {
-	subj properties.Subject
+	subj stepcheck.Subject
 	net  *faults.Net
-	env  properties.Env
+	env  stepcheck.Env
 	clk  clock
 	bro  broker
 
@@ -36,7 +36,7 @@ type round struct {
 	problem string
 }
 
-func newRound(subj properties.Subject, net *faults.Net, env properties.Env) *round {
+func newRound(subj stepcheck.Subject, net *faults.Net, env stepcheck.Env) *round {
 	r := &round{subj: subj, net: net, env: env, paid: map[string]bool{}, maybe: map[string]bool{},
 		aggregates: map[string]string{}, crash: make([]atomic.Bool, env.Dispatchers)}
 	r.clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
@@ -105,19 +105,19 @@ func (r *round) rotate(ctx context.Context) {
 }
 
 func (r *round) faultLinks() []string {
-	out := []string{properties.Actor{Role: properties.Producer}.String()}
+	out := []string{stepcheck.Actor{Role: stepcheck.Producer}.String()}
 	for i := range r.env.Dispatchers {
-		out = append(out, properties.Actor{Role: properties.Dispatcher, N: i}.String())
+		out = append(out, stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}.String())
 	}
 	for i := range r.env.Consumers {
-		out = append(out, properties.Actor{Role: properties.Consumer, N: i}.String())
+		out = append(out, stepcheck.Actor{Role: stepcheck.Consumer, N: i}.String())
 	}
 	return out
 }
 
 func (r *round) produce(ctx context.Context) {
 	every(ctx, 5*time.Millisecond, func(i int) {
-		pay := properties.Payment{ID: fmt.Sprintf("pay-%d", i), MerchantID: fmt.Sprintf("m-%d", i%3), AmountCents: int64(100 + i)}
+		pay := stepcheck.Payment{ID: fmt.Sprintf("pay-%d", i), MerchantID: fmt.Sprintf("m-%d", i%3), AmountCents: int64(100 + i)}
 		if i%5 == 4 {
 			_ = r.call(ctx, func(ctx context.Context) error { return r.subj.Rollback(ctx, pay, r.clk.now()) })
 			return
@@ -140,12 +140,12 @@ func (r *round) produce(ctx context.Context) {
 // dispatch is one dispatcher's loop: claim, publish, mark. In the drain
 // (once) it returns when nothing is due.
 func (r *round) dispatch(ctx context.Context, d int, once bool) (claimed int) {
-	actor := properties.Actor{Role: properties.Dispatcher, N: d}
+	actor := stepcheck.Actor{Role: stepcheck.Dispatcher, N: d}
 	for ctx.Err() == nil {
 		if r.crash[d].Swap(false) {
 			r.subj.Crash(actor)
 		}
-		var cs []properties.Claimed
+		var cs []stepcheck.Claimed
 		err := r.call(ctx, func(ctx context.Context) error {
 			var err error
 			cs, err = r.subj.Claim(ctx, d, r.clk.now(), 3)
@@ -182,7 +182,7 @@ func (r *round) dispatch(ctx context.Context, d int, once bool) (claimed int) {
 // failpoint, alternately before and after its commit. In the drain
 // (crashes false) it makes one sweep over the queue as it stands.
 func (r *round) consume(ctx context.Context, c int, crashes bool) {
-	actor := properties.Actor{Role: properties.Consumer, N: c}
+	actor := stepcheck.Actor{Role: stepcheck.Consumer, N: c}
 	sweep := r.bro.len()
 	for n := 0; ctx.Err() == nil; {
 		if !crashes && n == sweep {
@@ -200,12 +200,12 @@ func (r *round) consume(ctx context.Context, c int, crashes bool) {
 		r.mu.Lock()
 		r.aggregates[m.ID] = m.AggregateID
 		r.mu.Unlock()
-		crashAt := properties.Failpoint("")
+		crashAt := stepcheck.Failpoint("")
 		if crashes && n%9 == 0 {
-			crashAt = []properties.Failpoint{properties.BeforeCommit, properties.AfterCommit}[n/9%2]
+			crashAt = []stepcheck.Failpoint{stepcheck.BeforeCommit, stepcheck.AfterCommit}[n/9%2]
 		}
 		err := r.call(ctx, func(ctx context.Context) error {
-			return r.subj.Handle(ctx, c, m, func(p properties.Failpoint) error {
+			return r.subj.Handle(ctx, c, m, func(p stepcheck.Failpoint) error {
 				if p == crashAt {
 					return errCrash
 				}
@@ -238,13 +238,13 @@ func (r *round) drainAndCheck(ctx context.Context) error {
 		}
 	}
 	for i := range r.env.Dispatchers {
-		r.subj.Crash(properties.Actor{Role: properties.Dispatcher, N: i})
+		r.subj.Crash(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i})
 		r.crash[i].Store(false)
 	}
 	for i := range r.env.Consumers {
-		r.subj.Crash(properties.Actor{Role: properties.Consumer, N: i})
+		r.subj.Crash(stepcheck.Actor{Role: stepcheck.Consumer, N: i})
 	}
-	r.subj.Crash(properties.Actor{Role: properties.Producer})
+	r.subj.Crash(stepcheck.Actor{Role: stepcheck.Producer})
 	quiet := 0
 	for pass := 0; pass < 200 && quiet < 2; pass++ {
 		r.clk.advance(30 * time.Minute)
@@ -272,7 +272,7 @@ func (r *round) drainAndCheck(ctx context.Context) error {
 }
 
 func (r *round) redriveDead(ctx context.Context) error {
-	var rows []properties.Row
+	var rows []stepcheck.Row
 	if err := r.call(ctx, func(ctx context.Context) (err error) { rows, err = r.subj.Rows(ctx); return err }); err != nil {
 		return fmt.Errorf("soak: read rows: %w", err)
 	}

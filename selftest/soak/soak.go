@@ -18,7 +18,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/model"
-	"github.com/outboxcheck/outboxcheck/properties"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Config is one soak.
@@ -39,7 +39,7 @@ type Result struct {
 }
 
 // Run soaks the subject built by newSubject.
-func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Result, error) {
+func Run(ctx context.Context, newSubject stepcheck.NewSubject, c Config) (Result, error) {
 	if c.Round == 0 {
 		c.Round = 3 * time.Second
 	}
@@ -55,10 +55,10 @@ func Run(ctx context.Context, newSubject properties.NewSubject, c Config) (Resul
 	var ids atomic.Uint64
 	var cur currentBroker
 	var linkErr error
-	env := properties.Env{
-		ConnString: func(a properties.Actor) string {
+	env := stepcheck.Env{
+		ConnString: func(a stepcheck.Actor) string {
 			u := *base
-			if net != nil && a.Role != properties.Operator {
+			if net != nil && a.Role != stepcheck.Operator {
 				addr, err := net.Link(a.String())
 				linkErr = errors.Join(linkErr, err)
 				u.Host = addr
@@ -121,7 +121,7 @@ func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 // time and back on the queue until a consumer acknowledges it.
 type broker struct {
 	mu        sync.Mutex
-	queue     []properties.Message
+	queue     []stepcheck.Message
 	published int
 }
 
@@ -130,7 +130,7 @@ var (
 	errAckLost = errors.New("broker acknowledgement lost")
 )
 
-func (b *broker) Publish(_ context.Context, m properties.Message) error {
+func (b *broker) Publish(_ context.Context, m stepcheck.Message) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.published++
@@ -145,18 +145,18 @@ func (b *broker) Publish(_ context.Context, m properties.Message) error {
 	return nil
 }
 
-func (b *broker) take() (properties.Message, bool) {
+func (b *broker) take() (stepcheck.Message, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.queue) == 0 {
-		return properties.Message{}, false
+		return stepcheck.Message{}, false
 	}
 	m := b.queue[0]
 	b.queue = b.queue[1:]
 	return m, true
 }
 
-func (b *broker) requeue(m properties.Message) {
+func (b *broker) requeue(m stepcheck.Message) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.queue = append(b.queue, m)
@@ -173,7 +173,7 @@ type currentBroker struct {
 
 func (c *currentBroker) set(b *broker) { c.mu.Lock(); c.b = b; c.mu.Unlock() }
 
-func (c *currentBroker) Publish(ctx context.Context, m properties.Message) error {
+func (c *currentBroker) Publish(ctx context.Context, m stepcheck.Message) error {
 	c.mu.Lock()
 	b := c.b
 	c.mu.Unlock()

@@ -11,8 +11,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
-	"github.com/outboxcheck/outboxcheck/properties"
 	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
+	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -32,8 +32,8 @@ func TestLoopKillMatrix(t *testing.T) {
 	}
 	cfg := killmatrix.Config{
 		Cluster:    pgtest.Cluster(t),
-		Budget:     properties.Budget{Seed: 1}, // a given -rapid.seed wins (Budget.Apply)
-		Mutants:    []mutants.Mutant{},         // no step rows: TestKillMatrix has them
+		Budget:     stepcheck.Budget{Seed: 1}, // a given -rapid.seed wins (Budget.Apply)
+		Mutants:    []mutants.Mutant{},        // no step rows: TestKillMatrix has them
 		Loop:       true,
 		LoopBudget: killmatrix.LoopBudget{ShrinkTime: 2 * time.Second},
 	}

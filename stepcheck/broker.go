@@ -1,0 +1,42 @@
+package stepcheck
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrRefused is the broker's refusal of a publish.
+var ErrRefused = errors.New("broker refused the publish")
+
+// Broker is the harness-owned broker: it records every publish it accepts
+// (duplicates included) and delivers whichever message rapid picks.
+// Whether the next publish is refused is decided by the action before the
+// call, so every choice comes from rapid.
+type Broker struct {
+	Log     []Message
+	refuse  bool // refuse the next publish
+	loseAck bool // accept the next publish but lose its acknowledgement
+}
+
+// ErrAckLost is what a dispatcher sees when the broker took the message but
+// the acknowledgement never came back (the seed's "crash after the message
+// arrived").
+var ErrAckLost = errors.New("publish timed out: no acknowledgement from the broker")
+
+// Publish implements Publisher.
+func (b *Broker) Publish(_ context.Context, m Message) error {
+	if b.refuse {
+		return ErrRefused
+	}
+	b.Log = append(b.Log, m)
+	if b.loseAck {
+		return ErrAckLost
+	}
+	return nil
+}
+
+// currentBroker forwards to the running check's broker: Env is made once
+// per run, a broker once per check.
+type currentBroker struct{ b *Broker }
+
+func (c *currentBroker) Publish(ctx context.Context, m Message) error { return c.b.Publish(ctx, m) }
