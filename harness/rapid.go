@@ -1,34 +1,34 @@
 package harness
 
+// rapid's configuration is process-wide: its flags (-rapid.checks, seed,
+// steps, shrinktime, failfile, nofailfile) and the working directory, under
+// which it writes fail files (testdata/rapid/<test>/) and from which it
+// replays any it finds there first. Everything outboxcheck does to that
+// state is in this file:
+//
+//   - Budget.Apply sets the flags for one run and puts them back; a flag
+//     given on the command line wins;
+//   - ShrinkTime and AverageSteps read them for the contracts;
+//   - NoFailFilesUnlessAsked keeps this repository's tests from writing
+//     fail files into the work tree;
+//   - FailFileIn and InTempDir give rapid a fresh working directory for a
+//     run (rapid has no setting for where fail files go), keeping the fail
+//     file it wrote, if any.
+//
+// Runs that apply different budgets, or run in different directories,
+// must not overlap.
+
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// Recorder is a rapid.TB for runs outside a test (the CLI, the kill
-// matrix): it keeps what rapid reports. Unlike a testing.T, FailNow does
-// not stop the goroutine: Run returns after a fatal failure, with its
-// Summary, and rapid only calls FailNow once it is done.
-type Recorder struct {
-	name   string
-	live   io.Writer // if set, receives every line as it is written
-	mu     sync.Mutex
-	failed bool
-	out    strings.Builder
-}
-
-// NewRecorder returns a Recorder named name (rapid uses the name in its
-// messages); live, if not nil, sees the output as it comes.
-func NewRecorder(name string, live io.Writer) *Recorder {
-	prepareRapid()
-	return &Recorder{name: name, live: live}
-}
 
 // prepareRapid makes rapid usable outside `go test`: it consults
 // testing.Short, which panics unless the testing flags are registered and
@@ -37,37 +37,6 @@ func prepareRapid() {
 	testing.Init()
 	if !flag.Parsed() {
 		_ = flag.CommandLine.Parse(nil)
-	}
-}
-
-// Output is everything reported so far.
-func (r *Recorder) Output() string { r.mu.Lock(); defer r.mu.Unlock(); return r.out.String() }
-
-func (r *Recorder) Helper()                           {}
-func (r *Recorder) Name() string                      { return r.name }
-func (r *Recorder) Logf(format string, args ...any)   { r.write(false, fmt.Sprintf(format, args...)) }
-func (r *Recorder) Log(args ...any)                   { r.write(false, fmt.Sprint(args...)) }
-func (r *Recorder) Errorf(format string, args ...any) { r.write(true, fmt.Sprintf(format, args...)) }
-func (r *Recorder) Error(args ...any)                 { r.write(true, fmt.Sprint(args...)) }
-func (r *Recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); r.FailNow() }
-func (r *Recorder) Fatal(args ...any)                 { r.Error(args...); r.FailNow() }
-func (r *Recorder) Fail()                             { r.write(true, "") }
-func (r *Recorder) FailNow()                          { r.Fail() }
-func (r *Recorder) Skipf(format string, args ...any)  { r.Logf(format, args...) }
-func (r *Recorder) Skip(args ...any)                  { r.Log(args...) }
-func (r *Recorder) SkipNow()                          {}
-func (r *Recorder) Failed() bool                      { r.mu.Lock(); defer r.mu.Unlock(); return r.failed }
-
-func (r *Recorder) write(fail bool, msg string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failed = r.failed || fail
-	if msg == "" {
-		return
-	}
-	r.out.WriteString(msg + "\n")
-	if r.live != nil {
-		io.WriteString(r.live, msg+"\n")
 	}
 }
 
@@ -137,4 +106,100 @@ func (b Budget) Apply() (restore func()) {
 			_ = flag.Lookup(name).Value.Set(v)
 		}
 	}
+}
+
+// ShrinkTime is rapid's -rapid.shrinktime (Budget.ShrinkTime sets it).
+func ShrinkTime() time.Duration {
+	if f := flag.Lookup("rapid.shrinktime"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if d, ok := g.Get().(time.Duration); ok {
+				return d
+			}
+		}
+	}
+	return 30 * time.Second
+}
+
+// AverageSteps is rapid's -rapid.steps (Budget.Steps sets it), at most
+// MaxSteps.
+func AverageSteps() int {
+	if f := flag.Lookup("rapid.steps"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return min(n, MaxSteps)
+		}
+	}
+	return 30
+}
+
+// NoFailFilesUnlessAsked turns rapid's fail files off (-rapid.nofailfile=true)
+// unless the command line set the flag: rapid writes them under
+// testdata/rapid/ in the package's folder, which is the work tree, and
+// many of these tests fail on purpose (a mutant must be killed). A test
+// that fails prints -rapid.seed=N, which replays it; a run that wants the
+// files asks with -rapid.nofailfile=false. A test that applies a
+// stepcheck.Budget decides for itself (the CLI keeps them in its report
+// directory).
+func NoFailFilesUnlessAsked() {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "rapid.nofailfile" })
+	if f := flag.Lookup("rapid.nofailfile"); f != nil && !given {
+		_ = f.Value.Set("true")
+	}
+}
+
+// FailFileIn runs fn with a fresh directory inside dir as the working
+// directory, because rapid writes fail files relative to it, and replays
+// any it finds there first: a fresh one holds none of an earlier run's,
+// nor of the user's. The fail file fn left, if any, becomes dir's
+// name (returned, "" if none); the scratch
+// directory is removed. dir "" runs fn where it is and keeps nothing.
+func FailFileIn(dir, name string, fn func()) (failFile string, err error) {
+	if dir == "" {
+		fn()
+		return "", nil
+	}
+	old, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(dir, ".rapid-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chdir(tmp); err != nil {
+		return "", err
+	}
+	fn()
+	if err := os.Chdir(old); err != nil {
+		return "", err
+	}
+	files, _ := filepath.Glob(filepath.Join(tmp, "testdata", "rapid", "*", "*.fail"))
+	if len(files) == 0 {
+		return "", nil
+	}
+	slices.Sort(files)
+	if err := os.Rename(files[len(files)-1], filepath.Join(dir, name)); err != nil {
+		return "", fmt.Errorf("keep the fail file: %w", err)
+	}
+	return name, nil
+}
+
+// InTempDir runs fn in a fresh temporary working directory, removed after.
+func InTempDir(fn func()) error {
+	old, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "outboxcheck-replay-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chdir(tmp); err != nil {
+		return err
+	}
+	defer os.Chdir(old)
+	fn()
+	return nil
 }

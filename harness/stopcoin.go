@@ -1,10 +1,8 @@
 package harness
 
 import (
-	"flag"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 
 	"pgregory.net/rapid"
@@ -63,17 +61,6 @@ func stops(v, lo int) bool { return v >= lo && v < coinMax }
 // Stops draws the stop coin: true ends the check, for a band from lo
 // (StopBand).
 func Stops(t *rapid.T, lo int) bool { return stops(coin.Draw(t, "stop"), lo) }
-
-// AverageSteps is rapid's -rapid.steps (Budget.Steps sets it), at most
-// MaxSteps.
-func AverageSteps() int {
-	if f := flag.Lookup("rapid.steps"); f != nil {
-		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
-			return min(n, MaxSteps)
-		}
-	}
-	return 30
-}
 
 // DrawStop draws the step loop's stop coin for checks of avg steps on
 // average: true ends the check. A loop of its own (the loop contract's

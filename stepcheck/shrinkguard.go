@@ -1,12 +1,13 @@
 package stepcheck
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // A violation, once found, is the run's verdict: shrinking only makes its
@@ -42,7 +43,7 @@ type discarded struct{ why string }
 // candidate), from which its shrink time runs.
 func (r *runner) shrinkStarted() {
 	if r.sum.ShrinkRuns == 2 {
-		r.shrinkBy = time.Now().Add(rapidShrinkTime())
+		r.shrinkBy = time.Now().Add(harness.ShrinkTime())
 	}
 }
 
@@ -96,18 +97,6 @@ func (r *runner) catchDiscard() {
 		r.discarding = false
 		recover()
 	}
-}
-
-// rapidShrinkTime is rapid's -rapid.shrinktime (Budget.ShrinkTime sets it).
-func rapidShrinkTime() time.Duration {
-	if f := flag.Lookup("rapid.shrinktime"); f != nil {
-		if g, ok := f.Value.(flag.Getter); ok {
-			if d, ok := g.Get().(time.Duration); ok {
-				return d
-			}
-		}
-	}
-	return 30 * time.Second
 }
 
 // runTB is the rapid.TB that Run hands rapid: the caller's, except that

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/reports"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
@@ -77,7 +78,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	rec := stepcheck.NewRecorder("outboxcheck/"+rep.Subject, nil)
 	var sum stepcheck.Summary
 	opts.MaxChecks = 1 // the fail file's, and not a random one after it
-	if err := inTempDir(func() {
+	if err := harness.InTempDir(func() {
 		// rapid also replays every fail file of the subject's name under
 		// the working directory's testdata: not the user's
 		restore := stepcheck.Budget{Checks: 1, FailFile: failFile}.Apply()

@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/outboxcheck/outboxcheck/reports"
 )
@@ -39,44 +37,6 @@ func ownReportDir(dir string) (string, error) {
 	return abs, checkWritable(abs)
 }
 
-// inScratch runs fn with a fresh directory inside dir as the working
-// directory, because rapid writes fail files relative to it, and replays
-// any it finds there first: a fresh one holds none of an earlier run's,
-// nor of the user's. The fail file fn left, if any, becomes dir's
-// counterexample.fail (the name returned, "" if none); the scratch
-// directory is removed. dir "" runs fn where it is and keeps nothing.
-func inScratch(dir string, fn func()) (failFile string, err error) {
-	if dir == "" {
-		fn()
-		return "", nil
-	}
-	old, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(dir, ".rapid-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chdir(tmp); err != nil {
-		return "", err
-	}
-	fn()
-	if err := os.Chdir(old); err != nil {
-		return "", err
-	}
-	files, _ := filepath.Glob(filepath.Join(tmp, "testdata", "rapid", "*", "*.fail"))
-	if len(files) == 0 {
-		return "", nil
-	}
-	slices.Sort(files)
-	if err := os.Rename(files[len(files)-1], filepath.Join(dir, failFileName)); err != nil {
-		return "", fmt.Errorf("keep the fail file: %w", err)
-	}
-	return failFileName, nil
-}
-
 // clearCounterexamples removes the counterexample files of the report
 // that a run in dir is about to replace (the directory is one of
 // outboxcheck's, see ownReportDir): a run that finds nothing must not
@@ -90,24 +50,5 @@ func clearCounterexamples(dir string) error {
 			return usageErrorf("report directory: %v", err)
 		}
 	}
-	return nil
-}
-
-// inTempDir runs fn in a fresh temporary working directory, removed after.
-func inTempDir(fn func()) error {
-	old, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "outboxcheck-replay-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chdir(tmp); err != nil {
-		return err
-	}
-	defer os.Chdir(old)
-	fn()
 	return nil
 }

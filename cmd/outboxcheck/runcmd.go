@@ -16,6 +16,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/reports"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
@@ -99,7 +100,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	opts.Interrupt = ses.intr.C
 	var sum stepcheck.Summary
 	rec := stepcheck.NewRecorder("outboxcheck/"+c.subject, live)
-	failFile, err := inScratch(c.reportDir, func() {
+	failFile, err := harness.FailFileIn(c.reportDir, failFileName, func() {
 		restore := budget.Apply()
 		defer restore()
 		prog.start()

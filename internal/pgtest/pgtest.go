@@ -1,21 +1,22 @@
 // Package pgtest is pgscratch for outboxcheck's own tests: the same
 // shared server and fresh databases, with rapid's fail files off unless
-// asked for (failfiles.go).
+// asked for (harness.NoFailFilesUnlessAsked).
 package pgtest
 
 import (
 	"flag"
 	"testing"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // Main runs the tests and then stops the shared server. Unless the
 // command line names -rapid.nofailfile, rapid writes no fail files (see
-// noFailFiles).
+// harness.NoFailFilesUnlessAsked).
 func Main(m *testing.M) {
 	flag.Parse()
-	noFailFiles()
+	harness.NoFailFilesUnlessAsked()
 	pgscratch.Main(m)
 }
 
