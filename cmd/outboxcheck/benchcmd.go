@@ -89,16 +89,6 @@ func mutantList(only string) ([]mutants.Mutant, error) {
 	return ms, nil
 }
 
-// checkWritable fails early, before a long run, if dir cannot take a file.
-func checkWritable(dir string) error {
-	f, err := os.CreateTemp(dir, ".outboxcheck-probe-*")
-	if err != nil {
-		return usageErrorf("cannot write to %s: %v", dir, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
 // spliceLoop writes to b the report at out with its loop section (from
 // bench.LoopHeading on) replaced by rep's.
 func spliceLoop(b *bytes.Buffer, out string, rep *bench.Report) error {

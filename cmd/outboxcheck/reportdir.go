@@ -52,3 +52,13 @@ func clearCounterexamples(dir string) error {
 	}
 	return nil
 }
+
+// checkWritable fails early, before a long run, if dir cannot take a file.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".outboxcheck-probe-*")
+	if err != nil {
+		return usageErrorf("cannot write to %s: %v", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
