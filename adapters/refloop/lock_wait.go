@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // LockWait is a loop mutant of bug class (d), one partitioned relay
@@ -27,8 +27,8 @@ func LockWait(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error)
 
 type lockWait struct{ *Subject }
 
-func (m lockWait) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
-	cfg, err := pgx.ParseConfig(m.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}))
+func (m lockWait) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
+	cfg, err := pgx.ParseConfig(m.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i}))
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ type lockedRow struct {
 
 // batch locks due rows, publishes each inside the lock, and records each
 // outcome in the same transaction.
-func (m lockWait) batch(ctx context.Context, conn *pgx.Conn, pub stepcheck.Publisher) (int, error) {
+func (m lockWait) batch(ctx context.Context, conn *pgx.Conn, pub harness.Publisher) (int, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return 0, err
@@ -83,7 +83,7 @@ func (m lockWait) batch(ctx context.Context, conn *pgx.Conn, pub stepcheck.Publi
 		return 0, err
 	}
 	for _, e := range evs {
-		msg := stepcheck.Message{ID: e.id, Type: e.typ, AggregateID: e.aggregate, Sequence: e.seq, OccurredAt: e.created, Payload: e.payload}
+		msg := harness.Message{ID: e.id, Type: e.typ, AggregateID: e.aggregate, Sequence: e.seq, OccurredAt: e.created, Payload: e.payload}
 		if perr := pub.Publish(ctx, msg); perr == nil {
 			_, err = tx.Exec(ctx, `UPDATE outbox_events SET status = 'PUBLISHED', published_at = $2 WHERE id = $1`, e.id, time.Now())
 		} else {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // AttemptsRolledBack is a loop mutant of bug class (a): the failure
@@ -46,11 +46,11 @@ func DeleteDead(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, erro
 
 type deleteDead struct{ *Subject }
 
-func (d deleteDead) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
+func (d deleteDead) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		sess, err := impl.NewSession(d.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}))
+		sess, err := impl.NewSession(d.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i}))
 		if err != nil {
 			return
 		}
@@ -89,18 +89,18 @@ func TimeoutIsShutdown(ctx context.Context, env loopcheck.Env) (loopcheck.Subjec
 
 type timeoutIsShutdown struct{ *Subject }
 
-func (m timeoutIsShutdown) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
+func (m timeoutIsShutdown) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	return m.Subject.Dispatch(lctx, i, stopOnDeadline{pub, stop})
 }
 
 type stopOnDeadline struct {
-	stepcheck.Publisher
+	harness.Publisher
 	stop context.CancelFunc
 }
 
-func (p stopOnDeadline) Publish(ctx context.Context, m stepcheck.Message) error {
+func (p stopOnDeadline) Publish(ctx context.Context, m harness.Message) error {
 	err := p.Publisher.Publish(ctx, m)
 	if errors.Is(err, context.DeadlineExceeded) {
 		p.stop() // "we are shutting down"

@@ -12,9 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // Options choose the variant.
@@ -76,12 +76,12 @@ type Subject struct {
 func Build(ctx context.Context, env loopcheck.Env, opts Options) (*Subject, error) {
 	s := &Subject{env: env, opts: opts}
 	s.producer = impl.Producer{IDs: &s.ids}
-	cons, err := impl.NewSession(env.ConnString(stepcheck.Actor{Role: stepcheck.Consumer}))
+	cons, err := impl.NewSession(env.ConnString(harness.Actor{Role: harness.Consumer}))
 	if err != nil {
 		return nil, err
 	}
 	s.consumer = &impl.Consumer{Session: cons}
-	if s.admin, err = impl.NewSession(env.ConnString(stepcheck.Actor{Role: stepcheck.Operator})); err != nil {
+	if s.admin, err = impl.NewSession(env.ConnString(harness.Actor{Role: harness.Operator})); err != nil {
 		return nil, err
 	}
 	conn, err := s.admin.Conn(ctx)
@@ -99,7 +99,7 @@ func (s *Subject) Reset(ctx context.Context) error {
 	return impl.Reset(ctx, conn)
 }
 
-func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p stepcheck.Payment) error {
+func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p harness.Payment) error {
 	if _, err := s.producer.Write(ctx, tx, impl.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}, time.Now()); err != nil {
 		return err
 	}
@@ -109,8 +109,8 @@ func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p stepcheck.Payment) e
 	return nil
 }
 
-func (s *Subject) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
-	conn := s.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i})
+func (s *Subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
+	conn := s.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i})
 	sess, err := impl.NewSession(conn)
 	if err != nil {
 		return err
@@ -142,14 +142,14 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) 
 	return nil
 }
 
-func (s *Subject) Handle(ctx context.Context, m stepcheck.Message) error {
+func (s *Subject) Handle(ctx context.Context, m harness.Message) error {
 	return s.consumer.Handle(ctx, impl.Message(m), nil)
 }
 
 // HandleAt is Handle with the harness's failpoints: the reference
 // consumer stops before its commit or after it, before the ack.
-func (s *Subject) HandleAt(ctx context.Context, m stepcheck.Message, fp stepcheck.Failpoints) error {
-	return s.consumer.Handle(ctx, impl.Message(m), func(p impl.Failpoint) error { return fp(stepcheck.Failpoint(p)) })
+func (s *Subject) HandleAt(ctx context.Context, m harness.Message, fp harness.Failpoints) error {
+	return s.consumer.Handle(ctx, impl.Message(m), func(p impl.Failpoint) error { return fp(harness.Failpoint(p)) })
 }
 
 func (s *Subject) Effects(ctx context.Context) (map[string]int, error) {
@@ -193,10 +193,10 @@ func (s *Subject) Close() error {
 	return errors.Join(s.consumer.Session.Close(ctx), s.admin.Close(ctx))
 }
 
-type publisher struct{ p stepcheck.Publisher }
+type publisher struct{ p harness.Publisher }
 
 func (p publisher) Publish(ctx context.Context, m impl.Message) error {
-	return p.p.Publish(ctx, stepcheck.Message(m))
+	return p.p.Publish(ctx, harness.Message(m))
 }
 
 // MinBackoff is the reference's backoff (Backoffer): it counts attempts on
