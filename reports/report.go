@@ -107,7 +107,7 @@ type Span struct {
 
 // Environment is where the run happened.
 type Environment struct {
-	Tool           string `json:"tool"` // outboxcheck's commit, "unknown" outside git
+	Tool           string `json:"tool"` // outboxcheck's module version and commit from its build info ("(devel)" alone when built without VCS stamping)
 	Go             string `json:"go"`
 	OS             string `json:"os"`
 	Postgres       string `json:"postgres"`

@@ -232,7 +232,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	var b budgetFlags
 	b.register(fs, defaultChecks)
 	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
-	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, broker faults and crashes")
+	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, lost acks, crashes inside a mark and database crashes (refused publishes and kills between calls are ordinary actions: they stay)")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
 	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim, or two consumers handle one message, at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
 	reportDir := fs.String("report-dir", "outboxcheck-report", "write report.json, report.md and report.html (and rapid's fail file, for replay) here; empty: no report")
@@ -241,7 +241,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
 	verbose := fs.Bool("v", false, "print rapid's output as it comes")
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
-	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, notify-only, delete-dead or slow-rescan")
+	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
