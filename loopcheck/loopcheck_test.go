@@ -114,7 +114,7 @@ func TestDeleteDeadShrinks(t *testing.T) {
 	// Shrinking a loop schedule replays it on real time, so how far 90 s
 	// gets differs from run to run (3 steps in one CI run, 13 in the next):
 	// the story must be at most two thirds of the schedule found, or 6
-	// steps (13 and 16 of 27 seen under load).
+	// steps (3, 13 and 16 of 27 seen).
 	// Exact loop shrinking is issue 25's; it brings back "at most 6".
 	found := 0
 	for _, c := range res.Progress {
