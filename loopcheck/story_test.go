@@ -42,12 +42,15 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 	if c := slices.IndexFunc(f.History.Entries, func(e harness.Entry) bool { return e.Action == "Commit" }); c < 0 || steps[c] != 10 || steps[c+2] != 10 {
 		t.Errorf("the three commits of step 10 are numbered %v", steps)
 	}
+	// Each window's end is numbered by the step running when it came: the
+	// pause after the window, or the window's own step if that was still
+	// being recorded (a loaded machine took 240 ms over a 50 ms window).
 	for _, end := range []struct {
-		action string
-		step   int
-	}{{"BrokerUp", 12}, {"BrokerPrompt", 14}} { // each window's end, during the pause after it
-		if i := slices.IndexFunc(f.History.Entries, func(e harness.Entry) bool { return e.Action == end.action }); i < 0 || steps[i] != end.step {
-			t.Errorf("no %s in step %d:\n%s", end.action, end.step, f.History.Story())
+		action        string
+		window, pause int
+	}{{"BrokerUp", 11, 12}, {"BrokerPrompt", 13, 14}} {
+		if i := slices.IndexFunc(f.History.Entries, func(e harness.Entry) bool { return e.Action == end.action }); i < 0 || steps[i] < end.window || steps[i] > end.pause {
+			t.Errorf("no %s in step %d or %d:\n%s", end.action, end.window, end.pause, f.History.Story())
 		}
 	}
 	if !slices.IsSorted(steps[:d]) {
