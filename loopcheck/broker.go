@@ -11,11 +11,27 @@ import (
 	"github.com/outboxcheck/outboxcheck/harness"
 )
 
+// The broker's outcomes, for an adapter to map onto its library's own
+// errors with errors.Is: the refusals wrap harness.ErrRefused (the
+// message is not in the broker: retry, count an attempt), ErrAckLost
+// wraps harness.ErrAckLost and ErrSlowAck the caller's context error
+// (the message is in the broker: the publish is ambiguous).
 var (
-	errBrokerDown = errors.New("broker refused the publish (down)")
-	errDead       = errors.New("broker refused the publish: this relay incarnation was killed")
-	errPoison     = errors.New("broker refused the publish: the event is poison")
-	errAckLost    = errors.New("broker accepted the publish but its acknowledgement was lost")
+	// ErrBrokerDown: the broker is down (an outage), a transient refusal.
+	ErrBrokerDown = fmt.Errorf("%w (down)", harness.ErrRefused)
+	// ErrRelayKilled: the calling relay incarnation was killed; a real
+	// one would be gone, so nothing it sends arrives.
+	ErrRelayKilled = fmt.Errorf("%w: this relay incarnation was killed", harness.ErrRefused)
+	// ErrPoison: the broker refuses this event (a poison message, a
+	// permanent refusal while it lasts).
+	ErrPoison = fmt.Errorf("%w: the event is poison", harness.ErrRefused)
+	// ErrAckLost: the broker has the message, its acknowledgement was
+	// lost.
+	ErrAckLost = harness.ErrAckLost
+	// ErrSlowAck: the broker has the message, and the caller's context
+	// ended before its late acknowledgement came (wrapped with that
+	// context's error).
+	ErrSlowAck = errors.New("the broker's acknowledgement was late")
 )
 
 // Attempt is one publish the broker saw: which event, when (since the
@@ -179,7 +195,7 @@ func (b *broker) publish(ctx context.Context, m harness.Message, relay string, d
 	case <-time.After(wait):
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("%w: %w", ErrSlowAck, ctx.Err())
 	}
 }
 
@@ -191,21 +207,21 @@ func (b *broker) take(m harness.Message, relay string, dead, expired bool) (erro
 	var err error
 	switch {
 	case dead:
-		a.Outcome, err = "dead", errDead
+		a.Outcome, err = "dead", ErrRelayKilled
 	case b.poison[m.AggregateID] != 0:
-		a.Outcome, err = "poison", errPoison
+		a.Outcome, err = "poison", ErrPoison
 		if b.poison[m.AggregateID] > 0 {
 			b.poison[m.AggregateID]--
 		}
 		b.hitLatest("poison", m.AggregateID)
 	case time.Now().Before(b.downUntil):
-		a.Outcome, err = "down", errBrokerDown
+		a.Outcome, err = "down", ErrBrokerDown
 		b.hitWindows("broker-down", time.Now())
 	default:
 		b.log = append(b.log, m)
 		if b.ackLose > 0 {
 			b.ackLose--
-			a.Outcome, err = "ack-lost", errAckLost
+			a.Outcome, err = "ack-lost", ErrAckLost
 			b.hitOldestUnhit("ack-lost")
 		}
 	}

@@ -2,11 +2,12 @@ package stepcheck
 
 import (
 	"context"
-	"errors"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
-// ErrRefused is the broker's refusal of a publish.
-var ErrRefused = errors.New("broker refused the publish")
+// ErrRefused is the broker's refusal of a publish (harness.ErrRefused).
+var ErrRefused = harness.ErrRefused
 
 // Broker is the harness-owned broker: it records every publish it accepts
 // (duplicates included) and delivers whichever message rapid picks.
@@ -19,9 +20,8 @@ type Broker struct {
 }
 
 // ErrAckLost is what a dispatcher sees when the broker took the message but
-// the acknowledgement never came back (the seed's "crash after the message
-// arrived").
-var ErrAckLost = errors.New("publish timed out: no acknowledgement from the broker")
+// the acknowledgement never came back (harness.ErrAckLost).
+var ErrAckLost = harness.ErrAckLost
 
 // Publish implements Publisher.
 func (b *Broker) Publish(_ context.Context, m Message) error {
