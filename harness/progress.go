@@ -6,7 +6,7 @@ import "time"
 // (a loop run's schedule, in package loopcheck): the data of a plot of
 // the run's rate and faults over time. Shrink runs have none.
 type Checkpoint struct {
-	Check   int           // the check's number, from 1
+	Check   int           // the check's number, from 1, in the order checks ended (the loop contract runs several at once)
 	Elapsed time.Duration // from the run's start to the check's end
 	Steps   int           // the check's own steps
 	Faults  int           // faults injected so far in the run (Summary.Faults)

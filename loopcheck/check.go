@@ -77,7 +77,7 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
 	c.prod = c.newProducer()
-	r.outcomes = nil
+	r.outcomes, r.failedAt = nil, 0
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
@@ -102,19 +102,12 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	}
 	c.startConsumer()
 	for i, st := range s {
-		if r.opts.interrupted() {
+		if r.abandoned() {
 			return nil, errInterrupted
 		}
 		c.setStep(i + 1)
-		c.step(st)
-		if c.failed != nil {
-			return c.failed, nil
-		}
-		if f := c.relayLiveness(); f != nil {
-			return f, nil
-		}
-		c.judged.step("relay-liveness")
-		if f := c.atMostOnce(); f != nil {
+		if f := c.stepAndCheck(st); f != nil {
+			r.failedAt = i + 1
 			return f, nil
 		}
 	}
@@ -131,6 +124,19 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 		}
 	}
 	return c.quiesce()
+}
+
+// stepAndCheck runs a step and the checks made after every step.
+func (c *check) stepAndCheck(st Step) *harness.Failure {
+	c.step(st)
+	if c.failed != nil {
+		return c.failed
+	}
+	if f := c.relayLiveness(); f != nil {
+		return f
+	}
+	c.judged.step("relay-liveness")
+	return c.atMostOnce()
 }
 
 // zone is the TimeZone the schedule's sessions run in: its first
@@ -297,6 +303,10 @@ func (c *check) step(st Step) {
 		c.record("Deliver", consumer, "again: "+m.ID, result(err, "acknowledged"))
 	case "pause":
 		time.Sleep(st.For)
+		if st.Settle {
+			c.record("Pause", "operator", st.For.String(), "settle: the shrinker put it in, so that the story does not race")
+			return
+		}
 		c.record("Pause", "operator", st.For.String(), "")
 	}
 }

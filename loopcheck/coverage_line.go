@@ -12,7 +12,10 @@ import (
 // every kind of fault, injected/struck, with the kinds never drawn and
 // the ones injected somewhere but never struck there called out.
 func (r Result) Coverage() string {
-	s := fmt.Sprintf("%d schedules (%d steps, %d shrink runs) in %v", r.Checks, r.Steps, r.ShrinkRuns, r.Elapsed.Round(time.Second))
+	s := fmt.Sprintf("%d schedules (%d steps, %d shrink runs) in %v, %d at a time", r.Checks, r.Steps, r.ShrinkRuns, r.Elapsed.Round(time.Second), max(r.Parallel, 1))
+	if r.ParallelNote != "" {
+		s += " (" + r.ParallelNote + ")"
+	}
 	drawn, never, idle := coverageWords(r.Nemesis)
 	if len(drawn) > 0 {
 		s += "; faults injected/struck: " + strings.Join(drawn, ", ")

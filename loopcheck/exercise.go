@@ -12,7 +12,8 @@ import (
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
-// Replays is how many times Exercise replays a failing schedule.
+// Replays is how many times the CLI's replay runs a saved schedule, by
+// default.
 const Replays = 3
 
 // Exercise runs the loop contract from a test and returns its Result in
@@ -20,8 +21,8 @@ const Replays = 3
 // itself and removes what it made. On a failure it fails t with the
 // property, the message and the story (also when rapid could not
 // reproduce it: flaky), saves the schedule under
-// testdata/loopcheck/<test>.json for ReplayFile, and replays it Replays
-// times to say how often it comes back.
+// testdata/loopcheck/<test>.json for ReplayFile; the story says how often
+// the shrunk schedule came back (Options.Confirm runs).
 func Exercise(t *testing.T, newSubject NewSubject, opts Options) Result {
 	t.Helper()
 	if opts.DatabaseURL == "" {
@@ -50,12 +51,7 @@ func Exercise(t *testing.T, newSubject NewSubject, opts Options) Result {
 		if err := WriteFile(path, File{Property: f.Property, Message: f.Message, Options: res.Options, Schedule: res.Schedule}); err != nil {
 			saved = "the schedule could not be saved: " + err.Error()
 		}
-		n, _, err := Replay(newSubject, opts, res.Schedule, f.Property, Replays)
-		again := fmt.Sprintf("the failing schedule reproduced %d of %d times", n, Replays)
-		if err != nil {
-			again += " (replay: " + err.Error() + ")"
-		}
-		t.Errorf("%s\n%s\n%s", res.Story(), saved, again)
+		t.Errorf("%s\n%s", res.Story(), saved)
 	}
 	return res
 }
@@ -76,8 +72,12 @@ func (r Result) Story() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "property violated: %s: %s\n", f.Property, f.Message)
-	if r.Flaky {
-		b.WriteString("flaky: the shrunk schedule, run 3 times more, did not fail again; the story below is of the last run that failed\n")
+	switch {
+	case r.Flaky:
+		fmt.Fprintf(&b, "flaky: the shrunk schedule, run %d times more, did not fail again; the story below is of the last run that failed\n", r.Confirmations)
+	case r.Confirmations > 0:
+		fmt.Fprintf(&b, "reproduced %d of %d: the shrunk schedule, run %d times more, failed again with %s %d times\n",
+			r.Reproduced, r.Confirmations, r.Confirmations, f.Property, r.Reproduced)
 	}
 	fmt.Fprintf(&b, "counterexample (%d steps, first failed at schedule %d):\n", stepsRun(f.History), r.firstCheck())
 	if f.History != nil {

@@ -94,13 +94,13 @@ func (s Step) valid(dispatchers int) error {
 }
 
 // ReplayFile replays the schedule saved at path n times, with the options
-// it ran with (opts gives the database and may override them where set).
+// it ran with; opts gives the database, OnCheck and Interrupt.
 func ReplayFile(newSubject NewSubject, opts Options, path string, n int) (reproduced int, f File, err error) {
 	if f, err = ReadFile(path); err != nil {
 		return 0, f, err
 	}
 	o := f.Options
-	o.DatabaseURL = opts.DatabaseURL
+	o.DatabaseURL, o.OnCheck, o.Interrupt = opts.DatabaseURL, opts.OnCheck, opts.Interrupt
 	reproduced, _, err = Replay(newSubject, o, f.Schedule, f.Property, n)
 	return reproduced, f, err
 }

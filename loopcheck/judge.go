@@ -172,7 +172,7 @@ func (c *check) quiesce() (*harness.Failure, error) {
 		if now := time.Now(); now.After(hard) || now.After(idle) {
 			break
 		}
-		if c.opts.interrupted() {
+		if c.abandoned() {
 			return nil, errInterrupted
 		}
 		time.Sleep(50 * time.Millisecond)

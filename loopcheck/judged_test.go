@@ -39,7 +39,7 @@ func records(t *testing.T, r *runner) map[string]harness.PropertyRecord {
 // property when no schedule reached its end. One that was judged says
 // how often, in its unit.
 func TestPropertiesNeverJudgedSayWhy(t *testing.T) {
-	r := &runner{subj: isolatedDead{}, opts: Options{Dispatchers: 2}}
+	r := &runner{subj: isolatedDead{}, opts: Options{Dispatchers: 2}, tally: &tally{}}
 	r.tally.wedgeSteps, r.tally.wedges = 3, 2
 	r.tally.unprobed("no other relay runs on a healthy link")
 	r.tally.unprobed("the broker is down")
@@ -84,7 +84,7 @@ func TestPropertiesNeverJudgedSayWhy(t *testing.T) {
 // after every step, relay-isolation per probe, the end-state ones at the
 // end: never "after every action" for what is judged once, after the drain.
 func TestCheckedSaysWhenEachCheckRuns(t *testing.T) {
-	recs := records(t, &runner{subj: isolatedDead{}, opts: Options{Dispatchers: 2}})
+	recs := records(t, &runner{subj: isolatedDead{}, opts: Options{Dispatchers: 2}, tally: &tally{}})
 	want := map[string]string{"effect-at-most-once": afterEveryStep, "relay-liveness": afterEveryStep, "relay-isolation": perProbe,
 		"no-phantom": atTheEnd, "backoff": atTheEnd, "dead-exclusive": atTheEnd, "dead-letter": atTheEnd,
 		"no-loss": atTheEnd, "effect-exactly-once": atTheEnd, "timely-delivery": atTheEnd}

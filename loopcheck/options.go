@@ -40,13 +40,25 @@ type Options struct {
 	CallTimeout time.Duration `json:"call_timeout"`
 	// Steps is the average length of a schedule. Default 12, at most 200.
 	Steps int `json:"steps"`
+	// Tries is how many times a shrink candidate runs, until it fails
+	// with the property: it counts as failing if one run does. Default 2.
+	Tries int `json:"-"`
+	// Parallel is how many schedules run at once, each on its own
+	// database (made on the same server), links, broker and subject
+	// instance; shrink candidates and confirmations too. Default: two per
+	// core, at most 4. A server that will not make the extra databases
+	// leaves fewer (Result.ParallelNote says why).
+	Parallel int `json:"-"`
+	// Confirm is how many times the shrunk schedule runs again, to say
+	// how often it reproduces (Result.Reproduced). Default 5.
+	Confirm int `json:"-"`
 	// Interrupt, when closed, stops the run: the schedule in progress is
 	// abandoned unjudged, no schedule starts after it, and a failure found
 	// before it is kept as shrunk so far (not confirmed again). Run then
 	// returns with Summary.Interrupted set.
 	Interrupt <-chan struct{} `json:"-"`
 	// OnCheck, if set, receives each schedule's story when it ends (its
-	// Shrinking set for a shrink run), from Run's goroutine: a progress
+	// Shrinking set for a shrink run), one call at a time: a progress
 	// line, or a rate plot.
 	OnCheck func(*harness.History) `json:"-"`
 }
@@ -80,6 +92,15 @@ func (o Options) withDefaults() Options {
 		o.Steps = 12
 	}
 	o.Steps = min(o.Steps, 200)
+	if o.Tries == 0 {
+		o.Tries = 2
+	}
+	if o.Parallel == 0 {
+		o.Parallel = defaultParallel()
+	}
+	if o.Confirm == 0 {
+		o.Confirm = 5
+	}
 	def(&o.Lease, 300*time.Millisecond)
 	def(&o.BackoffBase, 20*time.Millisecond)
 	def(&o.RetryBudget, 500*time.Millisecond)

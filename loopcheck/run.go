@@ -3,10 +3,8 @@ package loopcheck
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
@@ -23,12 +21,17 @@ import (
 type Result struct {
 	// Summary holds the checks (schedules) and steps run, the fault
 	// coverage, what did not apply, and the failure, shrunk as far as
-	// rapid got; Failure is nil when every schedule passed.
+	// the shrink time allowed; Failure is nil when every schedule passed.
 	harness.Summary
 	// Schedule is the failing schedule, as shrunk as Failure.
 	Schedule Schedule
-	// Flaky says the shrunk schedule, run again up to three times, did not
-	// fail: Failure and its story are from the last run that did.
+	// Reproduced is how many of Confirmations runs of the shrunk schedule
+	// failed again with the same property: real time does not replay
+	// exactly. Both 0 when nothing failed, or the run was interrupted.
+	Reproduced, Confirmations int
+	// Flaky says the shrunk schedule did not fail again in any of its
+	// confirmation runs: Failure and its story are from the last run
+	// that did.
 	Flaky bool
 	// Elapsed is the run's wall time, shrinking included.
 	Elapsed time.Duration
@@ -36,9 +39,16 @@ type Result struct {
 	Loop Loop
 	// Options are the options the run used, defaults filled in.
 	Options Options
+	// Parallel is how many schedules ran at once; ParallelNote says why
+	// fewer than Options.Parallel, if so.
+	Parallel     int
+	ParallelNote string
 }
 
-// Run checks the subject with schedules drawn by rapid.
+// Run checks the subject with schedules drawn by rapid, until one fails;
+// then it shrinks that schedule with its own shrinker (shrinker: rapid's
+// would replay candidates as if real time replayed exactly) and confirms
+// the shrunk one Options.Confirm times. A failure fails tb with its story.
 func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	tb.Helper()
 	opts = opts.withDefaults()
@@ -50,133 +60,51 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 		return res
 	}
 	defer cleanup()
-	r, err := open(newSubject, opts)
+	p, err := openPool(newSubject, opts)
 	if err != nil {
 		res.Failure = &harness.Failure{Infrastructure: true, Message: err.Error()}
 		tb.Errorf("infrastructure error: %v", err)
 		return res
 	}
-	defer r.close()
+	defer p.close()
+	r := p.runners[0]
+	res.Parallel, res.ParallelNote = len(p.runners), p.note
 	start := time.Now()
-	var shrinkUntil time.Time
+	g := newGeneration(p, opts, start)
 	rapid.Check(tb, func(t *rapid.T) {
 		s := draw(t, r.links, opts.Dispatchers, opts.Steps)
-		f, err := res.Failure, error(nil)
 		switch {
-		case f != nil && slices.Equal(s, res.Schedule):
-			// rapid asks for the failing schedule again (to reproduce it
-			// before shrinking, to confirm the shrunk one, or as a
-			// candidate that changed nothing): real time would answer by
-			// chance, so the recorded failure answers. Run confirms the
-			// shrunk schedule itself afterwards (Flaky).
-		case f != nil && time.Now().After(shrinkUntil):
-			return // out of shrink time: see shrinkTime
-		case opts.interrupted():
+		case g.done():
+			return // found: the rest of rapid's checks pass at once
+		case opts.interrupted() || !g.submit(s) && opts.interrupted():
 			res.Interrupted = true
-			return // rapid keeps what it has; nothing new runs
-		default:
-			generated := res.Failure == nil
-			res.count(s)
-			f, err = r.run(s)
-			if opts.OnCheck != nil && err == nil {
-				h := r.story
-				h.Shrinking = res.Failure != nil
-				opts.OnCheck(&h)
-			}
-			if generated && !errors.Is(err, errInterrupted) {
-				r.tally.fold(r.judged) // as Checks and Steps count: shrinking excluded
-				r.checkpoint(&res.Summary, len(s), time.Since(start))
-			}
-		}
-		switch {
-		case errors.Is(err, errInterrupted):
-			res.Interrupted = true
-			if res.Failure == nil {
-				res.Checks-- // abandoned: neither run nor passed
-				res.Steps -= len(s)
-			}
-		case err != nil:
-			if res.Failure == nil {
-				res.Failure, res.Schedule = &harness.Failure{Infrastructure: true, Message: err.Error()}, s
-			}
-			t.Fatalf("infrastructure error: %v", err)
-		case f != nil:
-			t.Logf("property violated: %s: %s\ncounterexample: %d steps\n%s", f.Property, f.Message, stepsRun(f.History), f.History.Story())
-			if res.Failure != nil && res.Failure.Property != f.Property {
-				t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", f.Property, res.Failure.Property)
-			}
-			if res.Failure == nil {
-				res.First = &harness.FirstFailure{Check: res.Checks, Elapsed: time.Since(start)}
-				shrinkUntil = time.Now().Add(shrinkTime())
-			}
-			res.Failure, res.Schedule, res.Outcomes = f, s, r.outcomes
-			t.Fatalf("property violated: %s", f.Property)
 		}
 	})
-	if res.ShrinkRuns > 0 {
-		res.ShrinkEnd = time.Since(start)
-	}
+	failedAt := g.wait(&res)
+	res.Interrupted = res.Interrupted || opts.interrupted()
 	if f := res.Failure; f != nil && !f.Infrastructure && !res.Interrupted {
-		again, err := r.runTries(res.Schedule, confirmTries)
-		res.Flaky = err == nil && (again == nil || again.Property != f.Property)
+		p.shrinkAndConfirm(&res, failedAt, start)
 	}
 	res.Elapsed = time.Since(start)
 	r.summarize(&res.Summary)
 	res.Loop = r.loop()
+	if res.Failure != nil {
+		tb.Errorf("%s", res.Story())
+	}
 	return res
-}
-
-// shrinkTime is rapid's shrink budget (-rapid.shrinktime). rapid checks
-// it only between its shrink passes, and one pass may try a value dozens
-// of times: on real time each try is a whole run, so a pass could take
-// minutes past the budget. Past it, Run passes every new candidate at
-// once (rapid keeps what it has) and runs only the schedule that failed.
-func shrinkTime() time.Duration {
-	if f := flag.Lookup("rapid.shrinktime"); f != nil {
-		if g, ok := f.Value.(flag.Getter); ok {
-			if d, ok := g.Get().(time.Duration); ok {
-				return d
-			}
-		}
-	}
-	return 30 * time.Second
-}
-
-// confirmTries is how many runs the shrunk schedule gets to fail again
-// before Run calls the failure flaky.
-const confirmTries = 3
-
-// runTries runs s up to n times, until one fails.
-func (r *runner) runTries(s Schedule, n int) (f *harness.Failure, err error) {
-	for range n {
-		if f, err = r.run(s); f != nil || err != nil {
-			break
-		}
-	}
-	return f, err
-}
-
-// count counts s as a generated schedule, or a shrink run once a
-// failure is found.
-func (res *Result) count(s Schedule) {
-	if res.Failure == nil {
-		res.Checks++
-		res.Steps += len(s)
-	} else {
-		res.ShrinkRuns++
-	}
 }
 
 // Replay runs schedule s n times and counts the runs that fail with the
 // same property: real time does not replay exactly. last is the last
-// failing run's failure (nil if none failed), with its story.
+// failing run's failure (nil if none failed), with its story;
+// Options.OnCheck sees every run's story, pass or fail.
 func Replay(newSubject NewSubject, opts Options, s Schedule, property string, n int) (reproduced int, last *harness.Failure, err error) {
 	cleanup, err := provision(&opts)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer cleanup()
-	r, err := open(newSubject, opts.withDefaults())
+	r, err := open(newSubject, opts.withDefaults(), &tally{})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -185,6 +113,10 @@ func Replay(newSubject NewSubject, opts Options, s Schedule, property string, n 
 		f, err := r.run(s)
 		if err != nil {
 			return reproduced, last, err
+		}
+		if opts.OnCheck != nil {
+			h := r.story
+			opts.OnCheck(&h)
 		}
 		if f != nil && (property == "" || f.Property == property) {
 			reproduced++
@@ -203,20 +135,33 @@ type runner struct {
 	links []string
 	env   Env
 	admin *pgx.Conn // direct: ends a killed actor's sessions
-	tally tally
+	tally *tally    // shared by a pool's runners
+	// peers are the pool's other runners, on the first one: their links'
+	// coverage is the run's too.
+	peers []*runner
+	// abort, when closed, abandons the schedule in progress (a shrink
+	// candidate another runner beat, or a generated schedule after the
+	// first failure).
+	abort chan struct{}
 	story harness.History // the last schedule's, pass or fail
+	// until, when set, abandons a schedule in progress once it passes
+	// (the shrink deadline).
+	until time.Time
+	// failedAt is the step of the last schedule whose check found its
+	// failure, from 1; 0 when it passed or failed in the judge's end.
+	failedAt int
 	// outcomes is the last schedule's end state, when a liveness judge
 	// failed it: every committed payment's outcome.
 	outcomes []harness.PaymentOutcome
 	judged   judged // the last schedule's judgements
 }
 
-func open(newSubject NewSubject, opts Options) (*runner, error) {
+func open(newSubject NewSubject, opts Options, t *tally) (*runner, error) {
 	base, err := url.Parse(opts.DatabaseURL)
 	if err != nil || (base.Scheme != "postgres" && base.Scheme != "postgresql") {
 		return nil, errors.New("loopcheck: DatabaseURL must be a postgres:// URL")
 	}
-	r := &runner{opts: opts, base: base, net: faults.NewNet(base.Host)}
+	r := &runner{opts: opts, base: base, net: faults.NewNet(base.Host), tally: t}
 	r.links = []string{harness.Actor{Role: harness.Producer}.String(), harness.Actor{Role: harness.Consumer}.String()}
 	for i := range opts.Dispatchers {
 		r.links = append(r.links, dispatcher(i).String())
@@ -267,6 +212,17 @@ func open(newSubject NewSubject, opts Options) (*runner, error) {
 	}
 	r.subj = subj
 	return r, nil
+}
+
+// abandoned says whether the schedule in progress must stop: the run
+// was interrupted, or the runner's deadline passed.
+func (r *runner) abandoned() bool {
+	select {
+	case <-r.abort:
+		return true
+	default:
+	}
+	return r.opts.interrupted() || !r.until.IsZero() && time.Now().After(r.until)
 }
 
 func dispatcher(i int) harness.Actor { return harness.Actor{Role: harness.Dispatcher, N: i} }

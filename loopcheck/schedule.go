@@ -32,6 +32,10 @@ type Step struct {
 	Delay time.Duration `json:"delay,omitempty"`
 	// Zone is a timezone step's TimeZone, for the database's sessions.
 	Zone string `json:"zone,omitempty"`
+	// Settle marks a pause the shrinker put in for the subject to settle
+	// (its declared recovery), so that the story does not race: shrinking
+	// keeps it.
+	Settle bool `json:"settle,omitempty"`
 }
 
 // zones are the TimeZones a schedule's sessions run in: UTC first (what
@@ -51,6 +55,9 @@ func (s Step) String() string {
 	case "redeliver":
 		return fmt.Sprintf("redeliver message #%d", s.N+1)
 	case "pause", "broker-down", "hold-tx":
+		if s.Settle {
+			return s.Kind + " " + s.For.String() + " (settle)"
+		}
 		return s.Kind + " " + s.For.String()
 	case "timezone":
 		return "timezone " + s.Zone

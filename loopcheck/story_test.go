@@ -57,3 +57,23 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 		t.Errorf("steps out of order: %v", steps)
 	}
 }
+
+// A replay shows every run's story to OnCheck, a passing one too, so
+// that a schedule which no longer fails can still be read.
+func TestReplayShowsEveryStory(t *testing.T) {
+	var stories []harness.History
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL,
+		OnCheck: func(h *harness.History) { stories = append(stories, *h) }}
+	n, _, err := loopcheck.Replay(refloop.New, opts, loopcheck.Schedule{{Kind: "commit", N: 1}}, "", 2)
+	if err != nil || n != 0 {
+		t.Fatalf("the reference failed %d of 2 (%v)", n, err)
+	}
+	if len(stories) != 2 {
+		t.Fatalf("OnCheck saw %d stories of 2 runs", len(stories))
+	}
+	for _, h := range stories {
+		if !slices.ContainsFunc(h.Entries, func(e harness.Entry) bool { return e.Action == "Commit" }) {
+			t.Errorf("a passing replay's story has no commit:\n%s", h.Story())
+		}
+	}
+}

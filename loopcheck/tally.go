@@ -111,7 +111,7 @@ var loopOnly = map[string]string{
 
 // summarize fills sum with the run's coverage and what did not apply.
 func (r *runner) summarize(sum *harness.Summary) {
-	sum.Network = r.net.Coverage()
+	sum.Network = r.network()
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
 	sum.Crashes.Dispatcher = r.tally.kills
@@ -139,7 +139,7 @@ func (r *runner) summarize(sum *harness.Summary) {
 	na := maps.Clone(sum.NotApplicable)
 	na["dead-letter"], na["dead-exclusive"] = na["dead letters"], na["dead letters"]
 	sum.Properties = r.tally.records(na)
-	sum.Nemesis = r.tally.coverage(r.net.LinkCoverage())
+	sum.Nemesis = r.tally.coverage(r.linkCoverage())
 	if why := sum.NotApplicable["consumer crashes"]; why != "" {
 		for i, f := range sum.Nemesis {
 			if f.Kind == "crash-consumer" {

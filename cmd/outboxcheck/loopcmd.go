@@ -50,7 +50,8 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 		return err
 	}
 	defer drop()
-	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C}
+	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C,
+		Parallel: c.parallel}
 	prog := newProgress(stderr, c.budget.Checks, time.Time{})
 	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()
@@ -68,15 +69,11 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 		if err := saveSchedule(c, rep, res); err != nil {
 			return err
 		}
-		if !res.Interrupted {
-			n, _, err := loopcheck.Replay(ls.new, lopts, res.Schedule, f.Property, loopcheck.Replays)
-			if err != nil && ses.interrupted() == nil {
-				return infraError(err)
-			}
-			rep.Message += fmt.Sprintf(" (the schedule reproduced %d of %d times on replay)", n, loopcheck.Replays)
-		}
-		if res.Flaky {
-			rep.Message += " (flaky: the shrunk schedule did not fail again in 3 more runs)"
+		switch {
+		case res.Flaky:
+			rep.Message += fmt.Sprintf(" (flaky: the shrunk schedule did not fail again in %d more runs)", res.Confirmations)
+		case res.Confirmations > 0:
+			rep.Message += fmt.Sprintf(" (reproduced %d of %d: the shrunk schedule, run again)", res.Reproduced, res.Confirmations)
 		}
 	}
 	if err := c.write(rep); err != nil {

@@ -48,6 +48,7 @@ type runConfig struct {
 	sqlQueries string // absolute; the SQL contract's files, or ""
 	sqlSchema  string
 	loop       bool // the loop contract instead of the step contract
+	parallel   int  // --loop: schedules at once; 0 the default
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -243,6 +244,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
 	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
+	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once, each on its own database, links, broker and subject (default: 2 per core, at most 4); 1 runs them one by one")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
 	}
@@ -258,8 +260,14 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if *parallel < 0 || *parallel > 64 {
+		return nil, false, usageErrorf("--parallel takes 1 to 64 schedules at once, got %d", *parallel)
+	}
+	if set["parallel"] && !*loop {
+		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
+	}
 	c := &runConfig{subject: *subject, budget: budget, faults: !*noFaults, url: *url, timeLimit: *timeLimit,
-		verbose: *verbose, args: args, shard: *shard}
+		verbose: *verbose, args: args, shard: *shard, parallel: *parallel}
 	var needs bool
 	switch {
 	case *loop:

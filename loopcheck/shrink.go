@@ -1,0 +1,256 @@
+package loopcheck
+
+import (
+	"errors"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/harness"
+)
+
+// shrinker shortens a failing schedule on real time, where a run of the
+// same schedule may pass or fail as the subject's goroutines race the
+// harness. Honestly so:
+//
+//   - a candidate counts as failing if, run up to Tries times, it fails at
+//     least once with the same property (another property, or
+//     infrastructure trouble, does not count: the candidate is dropped);
+//   - before anything else it tries the failure's canonical shapes, which
+//     do not race (shapes): a story that waits for the subject to settle
+//     before each fault replays every time;
+//   - then it deletes chunks of steps (delta debugging, Zeller and
+//     Hildebrandt 2002), halving the chunk until single steps, and makes
+//     each remaining step simpler (simplify), while either helps;
+//   - it runs as many candidates at once as it has workers (the pool's
+//     runners), and takes the first to fail: the others are abandoned;
+//   - it runs as many candidates at once as it has workers (the pool's
+//     runners), and takes the first to fail: the others are abandoned;
+//   - it stops at the shrink deadline, a run in progress included (the
+//     runner abandons it), and keeps the last schedule that failed.
+//
+// Run confirms the result Confirm times afterwards: "reproduced m of n".
+type shrinker struct {
+	// try runs a schedule once on worker w: its failure (nil if it
+	// passed), the step whose check found it (0: the judge's end), the
+	// end state, or the infrastructure error that ended it. A run past
+	// until, or after abort closes, is abandoned: errInterrupted.
+	try         func(w int, s Schedule, until time.Time, abort chan struct{}) (f *harness.Failure, failedAt int, outcomes []harness.PaymentOutcome, err error)
+	workers     int
+	interrupted func() bool
+	// recovery and dispatchers are the subject's, for the shapes.
+	recovery    time.Duration
+	dispatchers int
+	property    string
+	tries       int
+	until       time.Time
+	// best is the shortest schedule seen failing, fail its failure and
+	// outcomes its end state.
+	best     Schedule
+	fail     *harness.Failure
+	outcomes []harness.PaymentOutcome
+	// failedAt is the step whose check found the failure (from 1), or 0
+	// when the judge found it after the steps.
+	failedAt int
+	// runs counts schedule runs, discarded candidates that met
+	// infrastructure trouble, and stopped says why shrinking ended early
+	// ("" when it ran its course).
+	runs      int
+	discarded int
+	stopped   string
+}
+
+// out says whether shrinking must stop: the deadline passed, or the run
+// was interrupted.
+func (sh *shrinker) out() bool {
+	switch {
+	case sh.stopped != "":
+		return true
+	case sh.interrupted():
+		sh.stopped = "interrupted"
+	case !time.Now().Before(sh.until):
+		sh.stopped = "out of shrink time"
+	}
+	return sh.stopped != ""
+}
+
+// tried is one candidate's end: it failed with the property (ok), in
+// runs runs, discarded if one met infrastructure trouble.
+type tried struct {
+	i, w      int
+	ok        bool
+	f         *harness.Failure
+	failedAt  int
+	outcomes  []harness.PaymentOutcome
+	runs      int
+	discarded bool
+}
+
+// tryOne runs candidate s on worker w up to sh.tries times, until one
+// run fails with the property.
+func (sh *shrinker) tryOne(w int, s Schedule, abort chan struct{}) (t tried) {
+	t.w = w
+	for range sh.tries {
+		select {
+		case <-abort:
+			return t
+		default:
+		}
+		if !time.Now().Before(sh.until) || sh.interrupted() {
+			return t
+		}
+		t.runs++
+		f, at, outcomes, err := sh.try(w, s, sh.until, abort)
+		switch {
+		case errors.Is(err, errInterrupted):
+			return t
+		case err != nil:
+			t.discarded = true
+			return t
+		case f != nil && f.Property == sh.property:
+			t.ok, t.f, t.failedAt, t.outcomes = true, f, at, outcomes
+			return t
+		}
+	}
+	return t
+}
+
+// first tries cands, as many at once as sh has workers, in order, and
+// returns the index of the first to fail with the property (which
+// becomes sh.best), or -1. Once one fails, no other starts and those
+// running are abandoned.
+func (sh *shrinker) first(cands []Schedule) int {
+	results := make(chan tried)
+	abort := make(chan struct{})
+	free := make([]int, 0, max(sh.workers, 1))
+	for w := range max(sh.workers, 1) {
+		free = append(free, w)
+	}
+	won, next, inflight := -1, 0, 0
+	for {
+		for won < 0 && len(free) > 0 && next < len(cands) && !sh.out() {
+			if len(cands[next]) == 0 {
+				next++
+				continue
+			}
+			w := free[len(free)-1]
+			free = free[:len(free)-1]
+			i := next
+			next++
+			inflight++
+			go func() {
+				t := sh.tryOne(w, cands[i], abort)
+				t.i = i
+				results <- t
+			}()
+		}
+		if inflight == 0 {
+			break
+		}
+		t := <-results
+		inflight--
+		free = append(free, t.w)
+		sh.runs += t.runs
+		if t.discarded {
+			sh.discarded++
+		}
+		if t.ok && won < 0 {
+			won = t.i
+			close(abort)
+			sh.best, sh.fail, sh.outcomes, sh.failedAt = cands[t.i], t.f, t.outcomes, t.failedAt
+			sh.truncate()
+		}
+	}
+	return won
+}
+
+// fails says whether s fails with the property (first, of one).
+func (sh *shrinker) fails(s Schedule) bool { return sh.first([]Schedule{s}) == 0 }
+
+// shrink shortens sh.best as far as the deadline allows.
+func (sh *shrinker) shrink() {
+	sh.truncate()
+	sh.shapes()
+	for !sh.out() {
+		deleted := sh.deleteChunks()
+		simpler := sh.simplify()
+		if !deleted && !simpler {
+			return
+		}
+	}
+}
+
+// truncate drops the steps after the one whose check found the failure:
+// they never ran, so the failing run is a run of the shorter schedule
+// too, and no run is needed to say so.
+func (sh *shrinker) truncate() {
+	if n := sh.failedAt; n > 0 && n < len(sh.best) {
+		sh.best = sh.best[:n]
+	}
+}
+
+// deleteChunks removes chunks of steps, from halves down to single
+// steps, keeping each removal after which the schedule still fails.
+// Whether any did.
+func (sh *shrinker) deleteChunks() bool {
+	progress := false
+	for size := max(len(sh.best)/2, 1); size >= 1 && !sh.out(); {
+		removed := false
+		// From the end: later steps more often only add noise to a story
+		// whose cause came early, and a failure's step stays in place.
+		for end := len(sh.best); end > 0 && !sh.out(); {
+			var cands []Schedule
+			var starts []int
+			for e := end; e > 0; e -= size {
+				start := max(e-size, 0)
+				if sh.pinned(start, e) {
+					continue
+				}
+				cands = append(cands, append(append(Schedule{}, sh.best[:start]...), sh.best[e:]...))
+				starts = append(starts, start)
+			}
+			j := sh.first(cands)
+			if j < 0 {
+				break
+			}
+			removed, progress, end = true, true, starts[j]
+		}
+		if !removed {
+			size /= 2
+		}
+	}
+	return progress
+}
+
+// pinned says whether best[start:end] holds a settle pause, which a
+// shape put there so that the story does not race: deleting it would
+// trade a story that replays for one a step shorter.
+func (sh *shrinker) pinned(start, end int) bool {
+	for _, st := range sh.best[start:end] {
+		if st.Settle {
+			return true
+		}
+	}
+	return false
+}
+
+// simplify replaces each step, from the last, with a simpler one
+// (simpler) while the schedule still fails. Whether any was.
+func (sh *shrinker) simplify() bool {
+	progress := false
+	for from := len(sh.best) - 1; from >= 0 && !sh.out(); {
+		var cands []Schedule
+		var at []int
+		for i := min(from, len(sh.best)-1); i >= 0; i-- {
+			for _, st := range simpler(sh.best[i]) {
+				cand := append(Schedule{}, sh.best...)
+				cand[i] = st
+				cands, at = append(cands, cand), append(at, i)
+			}
+		}
+		j := sh.first(cands)
+		if j < 0 {
+			break
+		}
+		progress, from = true, at[j]
+	}
+	return progress
+}
