@@ -12,7 +12,9 @@ import (
 // on every runner of the pool, and runs the result Options.Confirm times.
 // If it came back in fewer than all, the same story told without its
 // races (steadier) is confirmed too, and kept if it comes back more
-// often: a story that raced the subject becomes one that does not.
+// often: a story that raced the subject becomes one that does not; if it
+// still comes back less than half the time, so are the schedules it
+// replaced, from the last.
 func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 	opts := p.runners[0].opts
 	sh := &shrinker{try: p.shrinkRun, workers: len(p.runners), interrupted: opts.interrupted, recovery: opts.Recovery,
@@ -35,6 +37,15 @@ func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 			c = c2
 		}
 	}
+	// Still back less than half the time: the last shrink steps may have
+	// been lucky runs. Walk back through what they replaced, a few at
+	// most, and keep the first that comes back at least half the time
+	// (or the one that came back most).
+	for i, tried := len(sh.earlier)-1, 0; i >= 0 && tried < maxFallbacks && c.err == nil && 2*c.m < c.n; i, tried = i-1, tried+1 {
+		if c2 := p.confirm(sh.earlier[i], sh.property, opts.Confirm); c2.err == nil && c2.m > c.m {
+			c = c2
+		}
+	}
 	res.Schedule, res.Reproduced, res.Confirmations = c.s, c.m, c.n
 	if c.last != nil {
 		res.Failure, res.Outcomes = c.last, c.outcomes
@@ -42,6 +53,10 @@ func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 	res.Interrupted = errors.Is(c.err, errInterrupted)
 	res.Flaky = c.err == nil && c.m == 0
 }
+
+// maxFallbacks is how many earlier schedules shrinkAndConfirm confirms,
+// at most, when the shrunk one comes back less than half the time.
+const maxFallbacks = 3
 
 // shrinkRun runs s on runner w as a shrink candidate, abandoned at until
 // or when abort closes, and shows its story to Options.OnCheck.

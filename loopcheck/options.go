@@ -52,6 +52,10 @@ type Options struct {
 	// Confirm is how many times the shrunk schedule runs again, to say
 	// how often it reproduces (Result.Reproduced). Default 5.
 	Confirm int `json:"-"`
+	// Deadline, if set, is when the run stops starting schedules: those
+	// running finish, a failure is shrunk and confirmed as usual, and
+	// Summary.OutOfTime says the budget ended the run.
+	Deadline time.Time `json:"-"`
 	// Interrupt, when closed, stops the run: the schedule in progress is
 	// abandoned unjudged, no schedule starts after it, and a failure found
 	// before it is kept as shrunk so far (not confirmed again). Run then

@@ -76,6 +76,8 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 		switch {
 		case g.done():
 			return // found: the rest of rapid's checks pass at once
+		case !opts.Deadline.IsZero() && time.Now().After(opts.Deadline):
+			res.OutOfTime = true
 		case opts.interrupted() || !g.submit(s) && opts.interrupted():
 			res.Interrupted = true
 		}

@@ -5,19 +5,20 @@ import (
 	"time"
 )
 
-// shapes tries, before any deletion, the failure's canonical shapes: short
-// schedules that do not race the subject, so that a failure which needs
-// only them becomes a story that replays every time. Today one:
+// shapes are, for the shrinker to try before any deletion, the failure's
+// canonical shapes: short schedules that do not race the subject, so that
+// a failure which needs only them becomes a story that replays every
+// time. Today one:
 //
 //   - down while committed: let the relays settle, stop every relay, commit,
 //     restart them (a relay that skips what was committed while it was
 //     down, or loses what it held when it died); tried when the failing
 //     schedule killed or stopped a relay.
-func (sh *shrinker) shapes() {
+func (sh *shrinker) shapes() []Schedule {
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
-		return
+		return nil
 	}
-	sh.fails(sh.downWhileCommitted())
+	return []Schedule{sh.downWhileCommitted()}
 }
 
 // downWhileCommitted is the down-while-committed shape, in the failing

@@ -2,6 +2,7 @@ package loopcheck
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/harness"
@@ -17,6 +18,8 @@ import (
 //   - before anything else it tries the failure's canonical shapes, which
 //     do not race (shapes): a story that waits for the subject to settle
 //     before each fault replays every time;
+//   - with them, the schedule's first and last 2, 4, 8... steps (ends);
+//     then it removes every step of one kind at a time (dropKinds);
 //   - then it deletes chunks of steps (delta debugging, Zeller and
 //     Hildebrandt 2002), halving the chunk until single steps, and makes
 //     each remaining step simpler (simplify), while either helps;
@@ -50,6 +53,10 @@ type shrinker struct {
 	// failedAt is the step whose check found the failure (from 1), or 0
 	// when the judge found it after the steps.
 	failedAt int
+	// earlier are the schedules best replaced, longest first: a candidate
+	// that failed once may have been lucky, and Run falls back on them
+	// when the last comes back too rarely.
+	earlier []Schedule
 	// runs counts schedule runs, discarded candidates that met
 	// infrastructure trouble, and stopped says why shrinking ended early
 	// ("" when it ran its course).
@@ -155,6 +162,7 @@ func (sh *shrinker) first(cands []Schedule) int {
 		if t.ok && won < 0 {
 			won = t.i
 			close(abort)
+			sh.earlier = append(sh.earlier, sh.best)
 			sh.best, sh.fail, sh.outcomes, sh.failedAt = cands[t.i], t.f, t.outcomes, t.failedAt
 			sh.truncate()
 		}
@@ -168,7 +176,12 @@ func (sh *shrinker) fails(s Schedule) bool { return sh.first([]Schedule{s}) == 0
 // shrink shortens sh.best as far as the deadline allows.
 func (sh *shrinker) shrink() {
 	sh.truncate()
-	sh.shapes()
+	if sh.first(append(sh.shapes(), sh.ends()...)) >= 0 {
+		for sh.first(sh.ends()) >= 0 {
+		}
+	}
+	for sh.dropKinds() {
+	}
 	for !sh.out() {
 		deleted := sh.deleteChunks()
 		simpler := sh.simplify()
@@ -185,6 +198,41 @@ func (sh *shrinker) truncate() {
 	if n := sh.failedAt; n > 0 && n < len(sh.best) {
 		sh.best = sh.best[:n]
 	}
+}
+
+// ends are the schedule's first and last 2, 4, 8... steps, shortest
+// first: a drawn schedule goes on long after what broke (or, for a
+// failure a step's check found, began long before it), and a short one
+// runs in a fraction of the time, so the shortest that fails usually
+// ends first and wins.
+func (sh *shrinker) ends() []Schedule {
+	var cands []Schedule
+	for n := 2; n < len(sh.best); n *= 2 {
+		cands = append(cands, slices.Clone(sh.best[:n]), slices.Clone(sh.best[len(sh.best)-n:]))
+	}
+	return cands
+}
+
+// dropKinds removes every step of one kind at a time (every pause, every
+// held transaction, every redelivery...), trying each kind the schedule
+// has at once: a drawn schedule dwells on a few kinds (swarm), and a
+// failure usually needs one or two of them. It goes first because its
+// candidates are few and shorten a run the most (pauses are real time).
+// Whether it removed one.
+func (sh *shrinker) dropKinds() bool {
+	var cands []Schedule
+	seen := map[string]bool{}
+	for _, st := range sh.best {
+		if seen[st.Kind] || st.Settle {
+			continue
+		}
+		seen[st.Kind] = true
+		cand := slices.DeleteFunc(slices.Clone(sh.best), func(o Step) bool { return o.Kind == st.Kind && !o.Settle })
+		if len(cand) > 0 {
+			cands = append(cands, cand)
+		}
+	}
+	return len(cands) > 0 && sh.first(cands) >= 0
 }
 
 // deleteChunks removes chunks of steps, from halves down to single

@@ -52,6 +52,9 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	defer drop()
 	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C,
 		Parallel: c.parallel}
+	if c.timeLimit > 0 {
+		lopts.Deadline = time.Now().Add(c.timeLimit)
+	}
 	prog := newProgress(stderr, c.budget.Checks, time.Time{})
 	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()

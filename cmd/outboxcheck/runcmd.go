@@ -278,7 +278,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 			return nil, false, usageErrorf("--loop runs %s, not %q", loopNames(), *subject)
 		}
 		c.loop = true
-		if !set["checks"] {
+		if !set["checks"] && *timeLimit == 0 {
 			c.budget.Checks = 10
 		}
 	case *sqlQueries != "":

@@ -49,6 +49,7 @@ type Report struct {
 	Gates        []Gate // the default draw's, then the fixed draw's
 	Kills        []Kill
 	LoopKills    []LoopKill
+	LoopRates    []LoopRate // one at a time, then the default parallelism
 }
 
 // Throughput is steps per second of the state machine on the reference.
@@ -122,7 +123,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	r := &Report{Started: time.Now(), Seeds: c.Seeds, Budget: c.Budget}
 	var err error
 	if c.LoopOnly {
-		r.LoopKills, err = c.loopKills(ctx)
+		if r.LoopRates, err = c.loopRates(ctx); err == nil {
+			r.LoopKills, err = c.loopKills(ctx)
+		}
 		r.Took = time.Since(r.Started)
 		return r, err
 	}
@@ -156,6 +159,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		r.Kills = append(r.Kills, k)
 	}
 	if c.Loop {
+		if r.LoopRates, err = c.loopRates(ctx); err != nil {
+			return nil, err
+		}
 		if r.LoopKills, err = c.loopKills(ctx); err != nil {
 			return nil, err
 		}

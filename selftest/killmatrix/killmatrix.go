@@ -54,6 +54,9 @@ type Row struct {
 	ToFail  time.Duration // wall time until the first failure
 	Elapsed time.Duration // wall time including shrinking
 	Output  string        // what rapid reported
+	// Reproduced of Confirmations: how often a loop row's shrunk
+	// schedule failed again (real time does not replay exactly).
+	Reproduced, Confirmations int
 }
 
 // Property is the violated property, "" when none was.
@@ -98,8 +101,12 @@ func (r Row) Verdict() string {
 // Line is the row in one line: subject, verdict, property, checks and
 // time to the first failure, the shrunk length and the time in all.
 func Line(r Row) string {
-	return fmt.Sprintf("%-28s %-15s %-22s checks %4d  to fail %6.2fs  shrunk to %2d steps  (%.1fs)",
+	s := fmt.Sprintf("%-28s %-15s %-22s checks %4d  to fail %6.2fs  shrunk to %2d steps  (%.1fs)",
 		r.Subject, r.Verdict(), r.Property(), r.Checks, r.ToFail.Seconds(), r.Steps(), r.Elapsed.Seconds())
+	if r.Confirmations > 0 {
+		s += fmt.Sprintf("  reproduced %d of %d", r.Reproduced, r.Confirmations)
+	}
+	return s
 }
 
 // OK: the reference passed, or the mutant was killed by its property.

@@ -66,7 +66,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	start := time.Now()
 	res := loopcheck.Run(rec, l.new, l.opts)
 	row := Row{Subject: l.name, Want: l.want, Also: l.also, Faults: true, Failure: res.Failure, Checks: res.Checks,
-		Elapsed: time.Since(start), Output: rec.Output()}
+		Elapsed: time.Since(start), Output: rec.Output(), Reproduced: res.Reproduced, Confirmations: res.Confirmations}
 	if res.Failure == nil && rec.Failed() {
 		row.Failure = &stepcheck.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
 	}
