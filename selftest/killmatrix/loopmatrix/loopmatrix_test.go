@@ -24,6 +24,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // (several candidates at once, each tried twice), and are not held to a
 // length: real time decides how far 20 s gets (3 to 20 steps on an idle
 // machine); each row logs how often its story came back.
+//
 //	go test -v ./selftest/killmatrix/loopmatrix/
 func TestLoopKillMatrix(t *testing.T) {
 	if raceEnabled {
