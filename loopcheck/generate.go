@@ -23,6 +23,7 @@ type generation struct {
 	mu      sync.Mutex
 	drawn   int             // schedules handed out, numbered from 1
 	running map[int]*runner // by number
+	aborted map[int]bool    // running ones told to stop
 	ran     map[int]ran     // finished, by number
 	failed  int             // the lowest number that failed, 0 none
 	order   []int           // numbers in the order they finished
@@ -41,7 +42,7 @@ type ran struct {
 
 func newGeneration(p *pool, opts Options, start time.Time) *generation {
 	g := &generation{p: p, opts: opts, start: start, free: make(chan *runner, len(p.runners)),
-		running: map[int]*runner{}, ran: map[int]ran{}}
+		running: map[int]*runner{}, aborted: map[int]bool{}, ran: map[int]ran{}}
 	for _, r := range p.runners {
 		g.free <- r
 	}
@@ -111,7 +112,8 @@ func (g *generation) finish(n int, r *runner, x ran) {
 	if (x.f != nil || x.err != nil) && (g.failed == 0 || n < g.failed) {
 		g.failed = n
 		for m, o := range g.running {
-			if m > n {
+			if m > n && !g.aborted[m] {
+				g.aborted[m] = true
 				close(o.abort)
 			}
 		}
