@@ -55,7 +55,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	if c.timeLimit > 0 {
 		lopts.Deadline = time.Now().Add(c.timeLimit)
 	}
-	prog := newProgress(stderr, c.budget.Checks, time.Time{})
+	prog := newProgress(stderr, c.budget.Checks, lopts.Deadline)
 	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()
 	rec := stepcheck.NewRecorder("outboxcheck/loop/"+c.subject, nil)
