@@ -106,7 +106,8 @@ func TestDeleteDeadShrinks(t *testing.T) {
 	defer restore()
 	start := time.Now()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery})
+	res := loopcheck.Run(rec, refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery,
+		Parallel: loopcheck.DefaultParallel()})
 	if res.Failure == nil || res.Failure.Property != "no-loss" {
 		t.Fatalf("delete-dead was not killed by no-loss: %s", res.Story())
 	}

@@ -45,9 +45,16 @@ type Options struct {
 	Tries int `json:"-"`
 	// Parallel is how many schedules run at once, each on its own
 	// database (made on the same server), links, broker and subject
-	// instance; shrink candidates and confirmations too. Default: two per
-	// core, at most 4. A server that will not make the extra databases
-	// leaves fewer (Result.ParallelNote says why).
+	// instance; shrink candidates and confirmations too. Default 1. The
+	// runners share the server, and what one schedule does to the server
+	// as a whole reaches the others: a transaction it holds open holds
+	// back the snapshot horizon every database sees, and it takes CPU. A
+	// subject that reads the server-wide snapshot (pg_current_snapshot,
+	// pg_snapshot_xmin: a forwarder that orders by transaction id) would
+	// then stall for reasons its own story does not show, so it must run
+	// one at a time; one that does not (the harness's own relays) may
+	// take DefaultParallel(). A server that will not make the extra
+	// databases leaves fewer (Result.ParallelNote says why).
 	Parallel int `json:"-"`
 	// Confirm is how many times the shrunk schedule runs again, to say
 	// how often it reproduces (Result.Reproduced). Default 5.
@@ -100,7 +107,7 @@ func (o Options) withDefaults() Options {
 		o.Tries = 2
 	}
 	if o.Parallel == 0 {
-		o.Parallel = defaultParallel()
+		o.Parallel = 1
 	}
 	if o.Confirm == 0 {
 		o.Confirm = 5

@@ -25,9 +25,11 @@ type pool struct {
 	mu   sync.Mutex // one Options.OnCheck call at a time
 }
 
-// defaultParallel is K when Options.Parallel is 0: two runners per core,
-// at most 4.
-func defaultParallel() int { return min(2*runtime.NumCPU(), 4) }
+// DefaultParallel is how many schedules to run at once for a subject
+// that does not read the server-wide snapshot (see Options.Parallel): two
+// per core, at most 4. A loop schedule mostly waits, so more runners than
+// cores pay.
+func DefaultParallel() int { return min(2*runtime.NumCPU(), 4) }
 
 // openPool opens opts.Parallel runners: the first on opts.DatabaseURL,
 // the others each on a fresh database of the same server (made, marked

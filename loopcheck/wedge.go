@@ -57,7 +57,7 @@ func (c *check) inTransaction(a harness.Actor) (bool, string) {
 	var n int
 	err := c.call(func(ctx context.Context) error {
 		return c.admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE application_name = $1 AND backend_xid IS NOT NULL`, appName(a)).Scan(&n)
+			WHERE datname = current_database() AND application_name = $1 AND backend_xid IS NOT NULL`, appName(a)).Scan(&n)
 	})
 	switch {
 	case err != nil:

@@ -55,6 +55,9 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	if c.timeLimit > 0 {
 		lopts.Deadline = time.Now().Add(c.timeLimit)
 	}
+	if lopts.Parallel == 0 {
+		lopts.Parallel = loopcheck.DefaultParallel() // the CLI's relays read no server-wide snapshot
+	}
 	prog := newProgress(stderr, c.budget.Checks, lopts.Deadline)
 	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()

@@ -244,7 +244,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
 	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
-	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once, each on its own database, links, broker and subject (default: 2 per core, at most 4); 1 runs them one by one")
+	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once, each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
 	}

@@ -45,7 +45,7 @@ func (r *Report) LoopMarkdown() string {
 	p("Killed: loop contract %d of %d loop mutants, loop soak %d of %d.", hk, len(r.LoopKills), sk, len(r.LoopKills))
 	if len(r.LoopRates) > 0 {
 		p("")
-		p("Schedules per minute: the reference relay (`refloop.New`) through `loopcheck.Run` for %v each, seed 1, one at a time and then at the default parallelism (`Options.Parallel`: 2 per core, at most 4), side by side in this run. A schedule mostly waits (leases, backoff, recovery), so runners on their own databases overlap.", r.Budget)
+		p("Schedules per minute: the reference relay (`refloop.New`) through `loopcheck.Run` for %v each, seed 1, one at a time and then at `loopcheck.DefaultParallel()` (2 per core, at most 4), side by side in this run. A schedule mostly waits (leases, backoff, recovery), so runners on their own databases overlap.", r.Budget)
 		p("")
 		p("| schedules at once | schedules | time | per minute | × one at a time | failures |")
 		p("|---|---|---|---|---|---|")

@@ -22,12 +22,12 @@ type LoopRate struct {
 // PerMinute is schedules per minute.
 func (r LoopRate) PerMinute() float64 { return float64(r.Schedules) / r.Took.Minutes() }
 
-// loopRates measures schedules per minute one at a time and at the
-// default parallelism, in that order, from the same seed: a loop
+// loopRates measures schedules per minute one at a time and at
+// DefaultParallel, in that order, from the same seed: a loop
 // schedule mostly waits, so K at once should be near K times as many.
 func (c Config) loopRates(ctx context.Context) ([]LoopRate, error) {
 	var out []LoopRate
-	for _, k := range []int{1, 0} {
+	for _, k := range []int{1, loopcheck.DefaultParallel()} {
 		db, err := c.Cluster.NewDatabase(ctx)
 		if err != nil {
 			return out, err

@@ -62,6 +62,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	restore := b.Apply()
 	defer restore()
 	l.opts.DatabaseURL = db.URL
+	l.opts.Parallel = loopcheck.DefaultParallel() // refloop's relays read no server-wide snapshot
 	rec := stepcheck.NewRecorder("outboxcheck/"+l.name, c.Live)
 	start := time.Now()
 	res := loopcheck.Run(rec, l.new, l.opts)
