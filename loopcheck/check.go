@@ -43,9 +43,6 @@ type check struct {
 	// timers record the ends of broker windows in the story.
 	timersMu sync.Mutex
 	timers   []*time.Timer
-	// stalled is how long the machine kept the harness from running while
-	// it waited after healing (stall): the bounds grew by it.
-	stalled time.Duration
 	// failed is a failure a step itself found (relay-isolation's probe).
 	failed *harness.Failure
 	// judged counts the schedule's judgements of each property.

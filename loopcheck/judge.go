@@ -143,11 +143,8 @@ func (c *check) quiesce() (*harness.Failure, error) {
 		lastErr error
 		gone    int // readings in a row with nothing pending and something lost
 	)
-	var st stall
 	for {
-		readAt := time.Now()
 		cur, err := c.read()
-		st.add(time.Since(readAt) - readAllowance)
 		if err == nil {
 			e, have, c.judged.endRead = cur, true, true
 			if f := c.safety(cur); f != nil {
@@ -160,7 +157,6 @@ func (c *check) quiesce() (*harness.Failure, error) {
 			}
 			if p := cur.progress(); p != last {
 				last, idle, gone = p, time.Now().Add(c.opts.Recovery), 0
-				st.sinceProgress = 0
 			}
 			if gone = gone + 1; c.beyondRecovery(cur) && gone >= goneReadings {
 				break
@@ -173,47 +169,19 @@ func (c *check) quiesce() (*harness.Failure, error) {
 		if busy := c.bro.busyUntil().Add(c.opts.Recovery); busy.After(idle) {
 			idle = busy
 		}
-		if now := time.Now(); now.After(hard.Add(st.total)) || now.After(idle.Add(st.sinceProgress)) {
+		if now := time.Now(); now.After(hard) || now.After(idle) {
 			break
 		}
 		if c.abandoned() {
 			return nil, errInterrupted
 		}
-		sleepAt := time.Now()
-		time.Sleep(quiesceTick)
-		st.add(time.Since(sleepAt) - quiesceTick - lagAllowance)
+		time.Sleep(50 * time.Millisecond)
 	}
 	if !have {
 		return nil, fmt.Errorf("read the end state after healing: %w", lastErr)
 	}
-	c.stalled = st.total
 	return c.liveness(e, time.Since(healed)), nil
 }
-
-// stall is how long the machine kept the harness itself from running
-// while it waited: its own 50 ms sleeps that woke late, its own reads of
-// the end state that took long. A loaded machine slows the subject as
-// much, and that time is not the subject's to account for (slow is not
-// broken): the bounds grow by it, the idle one by what came since the
-// last progress. On an idle machine it stays near zero, and a stuck
-// subject is judged as before.
-type stall struct{ total, sinceProgress time.Duration }
-
-func (s *stall) add(d time.Duration) {
-	if d > 0 {
-		s.total += d
-		s.sinceProgress += d
-	}
-}
-
-const (
-	quiesceTick = 50 * time.Millisecond
-	// lagAllowance is how late a sleep may wake on a healthy machine,
-	// and readAllowance how long a read of the end state may take on
-	// one, before the excess counts as a stall.
-	lagAllowance  = 20 * time.Millisecond
-	readAllowance = 100 * time.Millisecond
-)
 
 // goneReadings is how many unchanged readings in a row make a lost
 // payment final (see beyondRecovery).

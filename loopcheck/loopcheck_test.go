@@ -131,12 +131,14 @@ func TestNotifyOnlyIsLate(t *testing.T) {
 	// comes to it (a broker outage of a few hundred ms missed it on a
 	// loaded machine): only a rescan would retry it.
 	s := loopcheck.Schedule{{Kind: "poison", N: 1, After: 1}, {Kind: "commit", N: 1}, {Kind: "pause", For: 400 * time.Millisecond}}
+	var stories []string
+	opts.OnCheck = func(h *harness.History) { stories = append(stories, h.Story()) }
 	n, f, err := loopcheck.Replay(refloop.NotifyOnly, opts, s, "timely-delivery", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
-		t.Fatalf("notify-only was found late %d of 2 times: %+v", n, f)
+		t.Fatalf("notify-only was found late %d of 2 times: %+v\nthe runs' stories:\n%s", n, f, strings.Join(stories, "\n"))
 	}
 	if !strings.Contains(f.Message, "pay-1") || !strings.Contains(f.Message, "hard bound") {
 		t.Fatalf("the message does not say what is late and how long the harness waited: %s", f.Message)

@@ -25,10 +25,6 @@ func (c *check) liveness(e endState, waited time.Duration) *harness.Failure {
 	}
 	wait := fmt.Sprintf("waited %v after healing (stops after %v without progress, or at the hard bound %v)",
 		waited.Round(time.Millisecond), c.opts.Recovery, c.opts.HardBound())
-	if c.stalled > 0 {
-		wait = fmt.Sprintf("waited %v after healing (stops after %v without progress, or at the hard bound %v, each extended by the %v the machine kept the harness from running)",
-			waited.Round(time.Millisecond), c.opts.Recovery, c.opts.HardBound(), c.stalled.Round(time.Millisecond))
-	}
 	tally := fmt.Sprintf("%d delivered, %d dead, %d pending, %d lost", len(byOutcome[Delivered]), len(byOutcome[Dead]),
 		len(byOutcome[Pending]), len(byOutcome[Lost]))
 	c.judged.atEnd("no-loss", 1)
