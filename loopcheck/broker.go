@@ -13,9 +13,10 @@ import (
 
 // The broker's outcomes, for an adapter to map onto its library's own
 // errors with errors.Is: the refusals wrap harness.ErrRefused (the
-// message is not in the broker: retry, count an attempt), ErrAckLost
-// wraps harness.ErrAckLost and ErrSlowAck the caller's context error
-// (the message is in the broker: the publish is ambiguous).
+// message is not in the broker: retry, count an attempt); ErrAckLost is
+// harness.ErrAckLost, and ErrSlowAck comes wrapped with the caller's
+// context error (the message is in the broker: the publish is
+// ambiguous).
 var (
 	// ErrBrokerDown: the broker is down (an outage), a transient refusal.
 	ErrBrokerDown = fmt.Errorf("%w (down)", harness.ErrRefused)

@@ -81,7 +81,7 @@ func exitCases(t *testing.T) []exitCase {
 			args: runArgs("--subject", "mark-published-before-publishing", "--checks", "20", "--seed", "1", "--shrink-time", "0")},
 		{name: "a bad flag", code: exitUsage, args: []string{"run", "--bogus"}, says: "flag provided but not defined: -bogus"},
 		{name: "--parallel without --loop", code: exitUsage, args: []string{"run", "--parallel", "2"}, says: "--parallel is for --loop"},
-		{name: "--parallel out of range", code: exitUsage, args: []string{"run", "--loop", "--parallel", "-1"}, says: "--parallel takes 1 to 64"},
+		{name: "--parallel out of range", code: exitUsage, args: []string{"run", "--loop", "--parallel", "0"}, says: "--parallel takes 1 to 64"},
 		{name: "a malformed URL", code: exitUsage, args: withURL("::not a url"), says: "malformed database URL"},
 		{name: "a keyword=value string", code: exitUsage, args: withURL("host=127.0.0.1 dbname=postgres"), says: "not a URL"},
 		{name: "a wrong password", code: exitUsage, args: withURL(login(t, server, "postgres", "s3cret", "postgres")),

@@ -72,8 +72,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.loop {
-		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %d schedules, seed %d\n",
-			c.subject, ses.cluster.Version, ses.cluster.Source, c.budget.Checks, c.budget.Seed)
+		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %s, seed %d\n",
+			c.subject, ses.cluster.Version, ses.cluster.Source, strings.ReplaceAll(c.budgetText(), "checks", "schedules"), c.budget.Seed)
 		return runLoop(c, ses, c.newReport(ses), stdout, stderr)
 	}
 	opts, drop, err := ses.options(c.faults, c.concurrent)
@@ -150,7 +150,14 @@ func (c *runConfig) contract() string {
 	return reports.StepContract
 }
 
+// unboundedChecks is the check count of --time without --checks: the
+// time budget ends the run.
+const unboundedChecks = 1_000_000
+
 func (c *runConfig) budgetText() string {
+	if c.timeLimit > 0 && c.budget.Checks >= unboundedChecks {
+		return fmt.Sprintf("for %v", c.timeLimit)
+	}
 	if c.timeLimit > 0 {
 		return fmt.Sprintf("for %v (at most %d checks)", c.timeLimit, c.budget.Checks)
 	}
@@ -244,7 +251,7 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
 	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
-	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once, each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
+	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
 	}
@@ -254,13 +261,13 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
 		return nil, false, usageErrorf("--time must not be negative, got %v", *timeLimit)
 	}
 	if *timeLimit > 0 && !set["checks"] {
-		b.checks = 1_000_000
+		b.checks = unboundedChecks
 	}
 	budget, err := b.budget()
 	if err != nil {
 		return nil, false, err
 	}
-	if *parallel < 0 || *parallel > 64 {
+	if set["parallel"] && (*parallel < 1 || *parallel > 64) {
 		return nil, false, usageErrorf("--parallel takes 1 to 64 schedules at once, got %d", *parallel)
 	}
 	if set["parallel"] && !*loop {
