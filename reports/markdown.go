@@ -95,7 +95,10 @@ func (r *Report) Markdown(w io.Writer) error {
 			p("Every committed payment's outcome at the failing end state (%s) is in report.json, `counterexample.payments`.", outcomeCounts(ce.Payments))
 			p("")
 		}
-		if ce.Operation == "" || ce.FailFile != "" {
+		switch {
+		case r.Contract == LoopContract:
+			p("Run its schedule again: `outboxcheck replay <this directory> --times N` (real time: it says how often it came back).")
+		case ce.Operation == "" || ce.FailFile != "":
 			p("Replay it step by step: `outboxcheck replay <this directory>`.")
 		}
 	}

@@ -52,6 +52,15 @@ func TestOneStepCount(t *testing.T) {
 	if s := story(r.Failure); !strings.Contains(s, "end  00:00:00.900000  Drain") {
 		t.Errorf("JUnit story: %s", s)
 	}
+	// A loop failure is run again, not replayed step by step.
+	r.Contract = LoopContract
+	md.Reset()
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if s := md.String(); !strings.Contains(s, "replay <this directory> --times N") || strings.Contains(s, "step by step") {
+		t.Errorf("a loop report.md does not say how to run its schedule again:\n%s", s)
+	}
 }
 
 // The failing end state goes into report.json in full, as a field of the
