@@ -2,7 +2,6 @@ package loopcheck
 
 import (
 	"errors"
-	"slices"
 	"sync"
 	"time"
 
@@ -157,15 +156,11 @@ func (g *generation) wait(res *Result) (failedAt int) {
 // firstViolation is the lowest-numbered schedule that found a violation,
 // 0 if none did.
 func (g *generation) firstViolation() int {
-	ns := slices.Sorted(func(yield func(int) bool) {
-		for n, x := range g.ran {
-			if x.f != nil && !yield(n) {
-				return
-			}
+	first := 0
+	for n, x := range g.ran {
+		if x.f != nil && (first == 0 || n < first) {
+			first = n
 		}
-	})
-	if len(ns) == 0 {
-		return 0
 	}
-	return ns[0]
+	return first
 }

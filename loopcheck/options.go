@@ -93,25 +93,15 @@ func (o Options) withDefaults() Options {
 			*d = v
 		}
 	}
-	if o.Dispatchers == 0 {
-		o.Dispatchers = 2
-	}
-	if o.MaxAttempts == 0 {
-		o.MaxAttempts = 5
-	}
-	if o.Steps == 0 {
-		o.Steps = 12
+	for _, n := range []struct {
+		v   *int
+		def int
+	}{{&o.Dispatchers, 2}, {&o.MaxAttempts, 5}, {&o.Steps, 12}, {&o.Tries, 2}, {&o.Parallel, 1}, {&o.Confirm, 5}} {
+		if *n.v == 0 {
+			*n.v = n.def
+		}
 	}
 	o.Steps = min(o.Steps, 200)
-	if o.Tries == 0 {
-		o.Tries = 2
-	}
-	if o.Parallel == 0 {
-		o.Parallel = 1
-	}
-	if o.Confirm == 0 {
-		o.Confirm = 5
-	}
 	def(&o.Lease, 300*time.Millisecond)
 	def(&o.BackoffBase, 20*time.Millisecond)
 	def(&o.RetryBudget, 500*time.Millisecond)
