@@ -63,6 +63,11 @@ type Summary struct {
 type BrokerCoverage struct {
 	Refused int // publishes the broker refused
 	AckLost int // publishes accepted whose acknowledgement was lost
+	// Duplicates counts publishes the broker accepted of an event it
+	// already had (a retry after an ambiguous publish, a reclaim after a
+	// lease ran out): what an at-least-once relay does, and what a
+	// consumer's dedupe must absorb.
+	Duplicates int
 }
 
 // CrashCoverage counts crashes, and how many crash points were reached.
@@ -88,8 +93,8 @@ func (s Summary) String() string {
 	if len(s.Network) > 0 {
 		out += fmt.Sprintf("; network: %v", s.Network)
 	}
-	out += fmt.Sprintf("; broker: refused %d, ack lost %d; crashes: dispatcher %d (+%d mid-mark), consumer %d of %d reached, database %d",
-		s.Broker.Refused, s.Broker.AckLost, s.Crashes.Dispatcher, s.Crashes.DispatcherMidMark,
+	out += fmt.Sprintf("; broker: refused %d, ack lost %d, duplicates %d; crashes: dispatcher %d (+%d mid-mark), consumer %d of %d reached, database %d",
+		s.Broker.Refused, s.Broker.AckLost, s.Broker.Duplicates, s.Crashes.Dispatcher, s.Crashes.DispatcherMidMark,
 		s.Crashes.ConsumerReached, s.Crashes.ConsumerScheduled, s.Crashes.Database)
 	if idle := s.Network.Idle(); len(idle) > 0 {
 		out += fmt.Sprintf("; INJECTED BUT NEVER STRUCK: %v", idle)

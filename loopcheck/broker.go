@@ -23,6 +23,9 @@ var (
 	// ErrRelayKilled: the calling relay incarnation was killed; a real
 	// one would be gone, so nothing it sends arrives.
 	ErrRelayKilled = fmt.Errorf("%w: this relay incarnation was killed", harness.ErrRefused)
+	// ErrCutOff: the relay was cut off (a strand) and its publish never
+	// reached the broker.
+	ErrCutOff = fmt.Errorf("%w: the relay was cut off from the broker", harness.ErrRefused)
 	// ErrPoison: the broker refuses this event (a poison message, a
 	// permanent refusal while it lasts).
 	ErrPoison = fmt.Errorf("%w: the event is poison", harness.ErrRefused)
@@ -60,6 +63,12 @@ type broker struct {
 	// poison is how many more publishes of a payment's event the broker
 	// refuses; forever (-1) until the end of the schedule.
 	poison map[string]int
+	// poisonUntil: until then, every publish of a payment's event is
+	// refused (a poison for a time).
+	poisonUntil map[string]time.Time
+	// slowPay: until then, a payment's accepted publishes are
+	// acknowledged late (a slow payment).
+	slowPay map[string]lateness
 	// slowUntil, slow: until then, every accepted publish is acknowledged
 	// only after slow (a slow broker: the message is in, the ack late).
 	slowUntil time.Time
@@ -75,18 +84,24 @@ type broker struct {
 	spells []*spell
 }
 
+// lateness is a slow payment: its acks are delay late until until.
+type lateness struct {
+	until time.Time
+	delay time.Duration
+}
+
 // busyUntil is when the last late acknowledgement is due.
 func (b *broker) busyUntil() time.Time { b.mu.Lock(); defer b.mu.Unlock(); return b.acksUntil }
 
 // slowFor makes every publish accepted in the next window acknowledged
 // only after d; it returns when the window ends.
-func (b *broker) slowFor(window, d time.Duration) time.Time {
+func (b *broker) slowFor(window, d, aim time.Duration) time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
 	b.endWindows("broker-slow", now) // a new window replaces the one in force
 	b.slowUntil, b.slow = now.Add(window), d
-	b.cast(&spell{kind: "broker-slow", from: now, until: b.slowUntil})
+	b.cast(&spell{kind: "broker-slow", from: now, until: b.slowUntil, aim: aim})
 	return b.slowUntil
 }
 
@@ -140,6 +155,39 @@ func (b *broker) setPoison(pay string, n int) {
 	b.cast(&spell{kind: "poison", pay: pay})
 }
 
+// poisonFor makes the broker refuse every publish of payment pay's event
+// for d from now.
+func (b *broker) poisonFor(pay string, d, aim time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.poisonUntil == nil {
+		b.poisonUntil = map[string]time.Time{}
+	}
+	now := time.Now()
+	b.poisonUntil[pay] = now.Add(d)
+	b.cast(&spell{kind: "poison", pay: pay, from: now, until: now.Add(d), aim: aim})
+}
+
+// slowPayment makes every accepted publish of payment pay's event, for d
+// from now, acknowledged delay late.
+func (b *broker) slowPayment(pay string, d, delay, aim time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.slowPay == nil {
+		b.slowPay = map[string]lateness{}
+	}
+	now := time.Now()
+	b.slowPay[pay] = lateness{until: now.Add(d), delay: delay}
+	b.cast(&spell{kind: "slow-payment", pay: pay, from: now, until: now.Add(d), aim: aim})
+}
+
+// refusing says whether the broker refuses pay's next publish as poison.
+func (b *broker) refusing(pay string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.poison[pay] != 0 || time.Now().Before(b.poisonUntil[pay])
+}
+
 // poisoned lists the payments poisoned forever.
 func (b *broker) poisoned() []string {
 	b.mu.Lock()
@@ -183,6 +231,21 @@ func (b *broker) up() {
 	b.endWindows("broker-down", time.Now())
 }
 
+// heal ends, now, every broker fault that lasts a time: an outage, a
+// slow window, a poison for a time, a slow payment (the drain's). A
+// poison for ever, or for a number of publishes, stays: it is the
+// event's, not the broker's. Acks already late still come late.
+func (b *broker) heal() {
+	b.up()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	b.slowUntil, b.poisonUntil, b.slowPay = time.Time{}, nil, nil
+	for _, k := range []string{"broker-slow", "poison", "slow-payment"} {
+		b.endWindows(k, now)
+	}
+}
+
 // publish is incarnation relay's publish of m; dead says it was killed.
 // An accepted publish in a slow window is acknowledged after the delay,
 // or fails with ctx's error if the caller gives up first: the message is
@@ -209,7 +272,7 @@ func (b *broker) take(m harness.Message, relay string, dead, expired bool) (erro
 	switch {
 	case dead:
 		a.Outcome, err = "dead", ErrRelayKilled
-	case b.poison[m.AggregateID] != 0:
+	case b.poison[m.AggregateID] != 0 || time.Now().Before(b.poisonUntil[m.AggregateID]):
 		a.Outcome, err = "poison", ErrPoison
 		if b.poison[m.AggregateID] > 0 {
 			b.poison[m.AggregateID]--
@@ -227,10 +290,18 @@ func (b *broker) take(m harness.Message, relay string, dead, expired bool) (erro
 		}
 	}
 	var wait time.Duration
-	if now := time.Now(); err == nil && now.Before(b.slowUntil) {
+	now := time.Now()
+	if err == nil && now.Before(b.slowUntil) {
 		b.hitWindows("broker-slow", now)
-		a.Outcome, wait = "accepted-late", b.slow
-		if until := time.Now().Add(wait); until.After(b.acksUntil) {
+		wait = b.slow
+	}
+	if l := b.slowPay[m.AggregateID]; err == nil && now.Before(l.until) {
+		b.hitLatest("slow-payment", m.AggregateID)
+		wait = max(wait, l.delay)
+	}
+	if wait > 0 {
+		a.Outcome = "accepted-late"
+		if until := now.Add(wait); until.After(b.acksUntil) {
 			b.acksUntil = until
 		}
 	}
@@ -302,6 +373,9 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 		h.held <- heldPublish{relay: p.relay, index: p.index, msg: m}
 		select {
 		case <-h.release:
+			if h.dropped {
+				return ErrCutOff
+			}
 		case <-ctx.Done():
 			return ctx.Err() // given up on while held: it never reached the broker
 		}
@@ -321,6 +395,15 @@ func relayName(i, incarnation int) string { return fmt.Sprintf("dispatcher-%d#%d
 type hold struct {
 	held    chan heldPublish // gets the publish it stopped (buffered: 1)
 	release chan struct{}    // closed: the publish goes on
+	// dropped, set before release is closed, ends the publish refused
+	// instead (a strand's: it never reaches the broker).
+	dropped bool
+	once    sync.Once
+}
+
+// drop ends the held publish refused (ErrCutOff), once.
+func (h *hold) drop() {
+	h.once.Do(func() { h.dropped = true; close(h.release) })
 }
 
 type heldPublish struct {
@@ -370,8 +453,10 @@ func (b *broker) blocked(pay string) string {
 		return "the broker is down"
 	case now.Before(b.slowUntil) || now.Before(b.acksUntil):
 		return "the broker is slow"
-	case b.poison[pay] != 0:
+	case b.poison[pay] != 0 || now.Before(b.poisonUntil[pay]):
 		return pay + " is poison"
+	case now.Before(b.slowPay[pay].until):
+		return pay + " is slow"
 	}
 	return ""
 }

@@ -31,7 +31,7 @@ func TestBrokerOutcomesAreTyped(t *testing.T) {
 	}
 	b.up()
 	cases = append(cases, outcome{"ack lost", b.publish(ctx, m("pay-3"), "dispatcher-0#1", false), ErrAckLost, false})
-	b.slowFor(time.Minute, time.Minute)
+	b.slowFor(time.Minute, time.Minute, 0)
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
 	slow := b.publish(short, m("pay-4"), "dispatcher-0#1", false)

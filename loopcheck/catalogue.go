@@ -7,6 +7,8 @@ const (
 	afterEveryStep = "after every step and at the end"
 	atTheEnd       = "at the end, after the drain"
 	perProbe       = "per probe (a wedge step's)"
+	perStrand      = "per strand step"
+	perHeadOfLine  = "per head-of-line step"
 	notByTheLoop   = "not by the loop contract"
 )
 
@@ -46,6 +48,10 @@ var catalogue = []property{
 		never: "no event refused on every publish (poisoned for ever) came due: none ended dead, none ran past MaxAttempts and its tolerance"},
 	{name: "dead-exclusive", checked: atTheEnd, unit: "end states", never: noEnd},
 	{name: "relay-isolation", checked: perProbe, unit: "probes"},
+	{name: "head-of-line", checked: perHeadOfLine, unit: "probes",
+		never: "no head-of-line step found a relay running on a healthy link and the broker up, prompt and refusing only its poison"},
+	{name: "takeover", checked: perStrand, unit: "strands",
+		never: "no strand step caught a relay mid-publish while another relay ran on a healthy link and the broker was up, prompt and not refusing its event"},
 	{name: "relay-liveness", checked: afterEveryStep, unit: "steps", never: noRun},
 }
 

@@ -26,6 +26,9 @@ type check struct {
 	// begun is when each payment's transaction began, since the schedule
 	// started: no relay can have claimed its event before then.
 	begun map[string]time.Duration
+	// hardBound is the hard bound the wait after healing had: HardBound,
+	// or longer for a late ack aimed at a long deadline.
+	hardBound time.Duration
 	// downtime is the broker downtime granted so far, against RetryBudget
 	// unless the subject shows its dead letters.
 	downtime time.Duration
@@ -38,8 +41,10 @@ type check struct {
 	disturbances []window
 	openDisturb  map[string]int // link → its open disturbance
 
-	holds  []chan struct{} // held-open transactions: closing one ends it
-	holdWG sync.WaitGroup
+	holds []chan struct{} // held-open transactions: closing one ends it
+	// strands are the publishes stranded relays are stuck in.
+	strands []*hold
+	holdWG  sync.WaitGroup
 	// timers record the ends of broker windows in the story.
 	timersMu sync.Mutex
 	timers   []*time.Timer
@@ -112,12 +117,13 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 		}
 	}
 	c.setStep(0)
-	c.record("Drain", "operator", "heal every link, broker up, end held transactions, restart every dispatcher; wait for quiescence", "")
+	c.record("Drain", "operator", "heal every link, end the broker's outages, slow windows and timed poisons, end held transactions and stranded publishes, restart every dispatcher; wait for quiescence", "")
 	c.endHolds()
+	c.endStrands()
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
-	c.bro.up()
+	c.bro.heal()
 	for i := range r.opts.Dispatchers {
 		if c.relays[i] == nil {
 			c.startRelay(i)
@@ -227,6 +233,7 @@ func (c *check) fail(property, msg string) *harness.Failure {
 func (c *check) shutdown() {
 	c.stopTimers()
 	c.endHolds()
+	c.endStrands()
 	for i := range c.relays {
 		c.kill(i, false)
 	}
@@ -275,6 +282,10 @@ func (c *check) step(st Step) {
 	case "wedge":
 		c.tally.wedgeStep()
 		c.failed = c.wedge()
+	case "strand":
+		c.failed = c.strand()
+	case "head-of-line":
+		c.failed = c.headOfLine()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":
@@ -282,6 +293,8 @@ func (c *check) step(st Step) {
 		c.record("BrokerUp", "broker", "", "")
 	case "poison":
 		c.poison(st)
+	case "slow-payment":
+		c.slowPayment(st)
 	case "broker-slow":
 		c.brokerSlow(st)
 	case "ack-lost":
@@ -312,19 +325,41 @@ func (c *check) step(st Step) {
 }
 
 // poison makes the broker refuse a payment's event (the last one written,
-// or one to come), for ever or for a number of publishes. For ever only where the subject shows its dead
-// letters: a correct outbox without them retries for ever, and would
-// never deliver it.
+// or one to come), for ever, for a number of publishes or for a time.
+// For ever only where the subject shows its dead letters: a correct
+// outbox without them retries for ever, and would never deliver it; for
+// a time, for such a subject, within the retry budget (each payment its
+// own, apart from the broker's outages).
 func (c *check) poison(st Step) {
-	pay, n, input := fmt.Sprintf("pay-%d", c.pays+st.N), st.After, poisonText(st.After)
-	if n == 0 {
-		n = forever
-		if _, ok := capability[DeadLetterer](c.subj); !ok {
-			n, input = 3, "for 3 publishes (for ever is only for a subject that shows its dead letters)"
+	pay, input := fmt.Sprintf("pay-%d", c.pays+st.N), st.poisonText()
+	_, shows := capability[DeadLetterer](c.subj)
+	switch {
+	case st.For > 0:
+		d := st.For
+		if !shows && d > c.opts.RetryBudget {
+			d = c.opts.RetryBudget
+			input += fmt.Sprintf(", cut to %v: the retry budget (the subject shows no dead letters)", d)
 		}
+		c.bro.poisonFor(pay, d, st.Aim)
+		c.disturbFor(d + c.opts.Lease)
+	case st.After > 0:
+		c.bro.setPoison(pay, st.After)
+	case shows:
+		c.bro.setPoison(pay, forever)
+	default:
+		c.bro.setPoison(pay, 3)
+		input = "for 3 publishes (for ever is only for a subject that shows its dead letters)"
 	}
-	c.bro.setPoison(pay, n)
 	c.record("Poison", "broker", pay+" "+input, "")
+}
+
+// slowPayment makes the broker acknowledge a payment's event (the last
+// one written, or one to come) late, for a time.
+func (c *check) slowPayment(st Step) {
+	pay := fmt.Sprintf("pay-%d", c.pays+st.N)
+	c.bro.slowPayment(pay, st.For, st.Delay, st.Aim)
+	c.disturbFor(st.For + st.Delay + c.opts.Lease)
+	c.record("SlowPayment", "broker", fmt.Sprintf("%s for %s: each accepted publish of it acknowledged %s late", pay, aimText(st.For, st.Aim), aimText(st.Delay, st.Aim)), "")
 }
 
 func result(err error, ok string) string {

@@ -26,11 +26,14 @@ var nemesisKinds = []nemesisKind{
 	{"kill", "a relay killed; struck: it was running"},
 	{"stop", "a relay stopped gracefully; struck: it was running; affected: it did not return in time and was killed"},
 	{"wedge", "a relay caught mid-publish, its link severed; affected: it held a transaction with row locks"},
+	{"strand", "a relay caught mid-publish, its link severed for good, its publish never reaching the broker; affected: it held a transaction with row locks"},
 	{"hold-tx", "a REPEATABLE READ transaction holding ACCESS SHARE on every table; struck: it was opened"},
 	{"broker-down", "a broker outage; struck: it refused a publish; affected: publishes refused"},
 	{"broker-slow", "a slow-broker window; struck: it acknowledged a publish late; affected: late acknowledgements"},
 	{"ack-lost", "the next accepted publish loses its acknowledgement; struck: one did"},
 	{"poison", "a payment's event refused by the broker; struck: it refused a publish; affected: publishes refused"},
+	{"slow-payment", "a payment's event acknowledged late, for a time; struck: it acknowledged a publish late; affected: late acknowledgements"},
+	{"head-of-line", "a payment poisoned, then a probe committed behind it; struck: the probe was judged"},
 	{"redeliver", "a message delivered again; struck: the broker had one"},
 	{"crash-consumer", "the consumer crashed at a failpoint; struck: the failpoint was reached"},
 	{"timezone", "the sessions' TimeZone, away from UTC; struck: a schedule ran in it"},
@@ -65,7 +68,11 @@ func (t *tally) injected(kind, where string, struck bool, affected int) {
 // spells counts the faults a schedule cast on the broker.
 func (t *tally) spells(ss []spell) {
 	for _, s := range ss {
-		t.injected(s.kind, "broker", s.hits > 0, s.hits)
+		where := "broker"
+		if s.aim > 0 {
+			where = "broker, at the " + s.aim.String() + " deadline"
+		}
+		t.injected(s.kind, where, s.hits > 0, s.hits)
 	}
 }
 

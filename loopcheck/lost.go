@@ -1,6 +1,7 @@
 package loopcheck
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ func (c *check) liveness(e endState, waited time.Duration) *harness.Failure {
 		byOutcome[out[pay]] = append(byOutcome[out[pay]], pay)
 	}
 	wait := fmt.Sprintf("waited %v after healing (stops after %v without progress, or at the hard bound %v)",
-		waited.Round(time.Millisecond), c.opts.Recovery, c.opts.HardBound())
+		waited.Round(time.Millisecond), c.opts.Recovery, cmp.Or(c.hardBound, c.opts.HardBound()).Round(time.Millisecond))
 	tally := fmt.Sprintf("%d delivered, %d dead, %d pending, %d lost", len(byOutcome[Delivered]), len(byOutcome[Dead]),
 		len(byOutcome[Pending]), len(byOutcome[Lost]))
 	c.judged.atEnd("no-loss", 1)
@@ -92,6 +93,14 @@ func (c *check) whyLost(e endState, pay string) string {
 		if a.PaymentID == pay {
 			tried++
 		}
+	}
+	switch {
+	case tried == 0:
+		return "never published: the broker saw no publish of it"
+	case e.dead != nil && e.pending != nil:
+		// The subject lists both, and it is in neither: it left the
+		// outbox, refused, with no visible dead letter.
+		return fmt.Sprintf("vanished without a visible dead letter: the broker accepted none of its %d publish attempts, and the subject lists it neither pending nor dead", tried)
 	}
 	return fmt.Sprintf("the broker accepted none of its %d publish attempts", tried)
 }

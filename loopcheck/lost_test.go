@@ -43,8 +43,8 @@ func TestLostMessageSummarises(t *testing.T) {
 		t.Fatalf("no failure: %+v", f)
 	}
 	want := "83 of 85 committed payments lost (not delivered, not dead, not pending): pay-3..pay-17, pay-42, pay-50..pay-116; " +
-		"83 never accepted by the broker, 0 carried by it but never taking effect; first: pay-3 (the broker accepted none of its 0 publish attempts), " +
-		"pay-4 (the broker accepted none of its 0 publish attempts), pay-5 (the broker accepted none of its 0 publish attempts); 0 delivered, 0 dead, 2 pending, 83 lost; waited"
+		"83 never accepted by the broker, 0 carried by it but never taking effect; first: pay-3 (never published: the broker saw no publish of it), " +
+		"pay-4 (never published: the broker saw no publish of it), pay-5 (never published: the broker saw no publish of it); 0 delivered, 0 dead, 2 pending, 83 lost; waited"
 	if !strings.HasPrefix(f.Message, want) {
 		t.Fatalf("message:\n%s\nwant it to start\n%s", f.Message, want)
 	}

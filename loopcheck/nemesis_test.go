@@ -3,10 +3,12 @@ package loopcheck_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 )
@@ -50,6 +52,22 @@ func TestBatchAckLosesTheRestOfTheBatch(t *testing.T) {
 	s := loopcheck.Schedule{{Kind: "kill", N: 0}, {Kind: "commit", N: 3},
 		{Kind: "broker-slow", For: time.Second, Delay: time.Second}, {Kind: "restart", N: 0}, {Kind: "pause", For: 1500 * time.Millisecond}}
 	replayKills(t, refloop.BatchAck, loopcheck.Options{Dispatchers: 1}, s, "no-loss")
+}
+
+// The same bug with a library's usual 30 s ack deadline: one payment
+// acknowledged just past the deadline the subject declares (what the
+// nemesis aims at) is enough, the first of a batch of three.
+func TestBatchAckLongLosesTheRestOfTheBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a 30 s ack deadline")
+	}
+	s := loopcheck.Schedule{{Kind: "kill", N: 0},
+		{Kind: "slow-payment", N: 1, For: time.Minute, Delay: 30*time.Second + 2*time.Millisecond, Aim: 30 * time.Second},
+		{Kind: "commit", N: 3}, {Kind: "restart", N: 0}, {Kind: "pause", For: 1500 * time.Millisecond}}
+	story := replayKills(t, refloop.BatchAckLong, loopcheck.Options{Dispatchers: 1}, s, "no-loss")
+	if !strings.Contains(story, "30.002s (the 30s deadline + 2ms)") {
+		t.Errorf("the story does not say the ack was aimed at the declared deadline:\n%s", story)
+	}
 }
 
 // A relay that publishes inside its FOR UPDATE lock, cut off mid-publish,
@@ -100,4 +118,69 @@ func TestReferenceLivesThroughStopsHoldsAndWedges(t *testing.T) {
 			t.Errorf("the story lacks %q:\n%s", want, story)
 		}
 	}
+}
+
+// lateSecond is the reference with a stale relay's second dead letter:
+// a payment dead for 100 ms is listed dead twice from then on.
+type lateSecond struct {
+	*refloop.Subject
+	mu    sync.Mutex
+	first map[string]time.Time
+}
+
+func (s *lateSecond) DeadLetters(ctx context.Context) ([]string, error) {
+	ids, err := s.Subject.DeadLetters(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := s.first[id]; !ok {
+			s.first[id] = time.Now()
+		} else if time.Since(s.first[id]) > 100*time.Millisecond {
+			ids = append(ids, id)
+		}
+	}
+	return ids, err
+}
+
+// The judge reads on for a lease once a payment is dead, so a second
+// dead letter of it that comes a little later is seen: dead-exclusive.
+func TestSecondDeadLetterIsSeen(t *testing.T) {
+	newSubject := func(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+		s, err := refloop.Build(ctx, env, refloop.Options{Notify: true})
+		return &lateSecond{Subject: s, first: map[string]time.Time{}}, err
+	}
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery, MaxAttempts: 3}
+	n, f, err := loopcheck.Replay(newSubject, opts, poisoned, "dead-exclusive", 1)
+	if err != nil || n != 1 {
+		t.Fatalf("killed by dead-exclusive %d of 1 (%v): %+v", n, err, f)
+	}
+	t.Log(f.Message)
+}
+
+// A relay whose claim is its transaction's row locks, cut off for good
+// mid-publish, keeps its event from the others unless the server ends its
+// session: takeover kills the one without an idle timeout; the one with
+// it, and the reference (a lease), pass.
+func TestNoTakeoverIsKilledByTakeover(t *testing.T) {
+	s := loopcheck.Schedule{{Kind: "strand"}}
+	story := replayKills(t, refloop.NoTakeover, loopcheck.Options{}, s, "takeover")
+	if !strings.Contains(story, "holding row locks") {
+		t.Errorf("the story does not say the stranded relay held row locks:\n%s", story)
+	}
+	var passed string
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery,
+		OnCheck: func(h *harness.History) { passed = h.Story() }}
+	if n, f, err := loopcheck.Replay(refloop.LockHeld, opts, s, "", 1); err != nil || n != 0 {
+		t.Fatalf("a lock-held claim with an idle timeout failed (%v): %+v", err, f)
+	}
+	if !strings.Contains(passed, "carried by another relay") {
+		t.Errorf("takeover was not judged on the lock-held claim with an idle timeout:\n%s", passed)
+	}
+}
+
+// A relay that delivers in commit order and never gets past a dead
+// event holds up everything behind a poison: head-of-line. The
+// reference publishes the probe at once.
+func TestHeadOfLineIsKilledByHeadOfLine(t *testing.T) {
+	replayKills(t, refloop.HeadOfLine, loopcheck.Options{MaxAttempts: 3}, loopcheck.Schedule{{Kind: "head-of-line"}}, "head-of-line")
 }

@@ -71,8 +71,9 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	res.Parallel, res.ParallelNote = len(p.runners), p.note
 	start := time.Now()
 	g := newGeneration(p, opts, start)
+	aims := r.aims()
 	rapid.Check(tb, func(t *rapid.T) {
-		s := draw(t, r.links, opts.Dispatchers, opts.Steps)
+		s := draw(t, r.links, opts.Dispatchers, opts.Steps, aims)
 		switch {
 		case g.done():
 			return // found: the rest of rapid's checks pass at once

@@ -13,23 +13,28 @@ import (
 // Step is one event of a schedule.
 type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
-	// broker-down, broker-up, broker-slow, ack-lost, poison, redeliver,
-	// crash-consumer, timezone, pause, stop (a graceful one), hold-tx or
-	// wedge.
+	// broker-down, broker-up, broker-slow, ack-lost, poison, slow-payment,
+	// redeliver, crash-consumer, timezone, pause, stop (a graceful one),
+	// hold-tx, wedge, strand or head-of-line.
 	Kind string `json:"kind"`
-	N    int    `json:"n,omitempty"` // commit, broker-slow: payments; kill/restart: dispatcher; redeliver: message index; poison: payment
+	N    int    `json:"n,omitempty"` // commit, broker-slow: payments; kill/restart: dispatcher; redeliver: message index; poison, slow-payment: payment
 	// After is a partition's requests before it strikes, or a poison's
 	// refusals (0: every publish, for ever).
 	Link  string      `json:"link,omitempty"`  // partition, heal: the actor's link
 	Fault faults.Kind `json:"fault,omitempty"` // partition
 	After int         `json:"after,omitempty"`
-	// For is a pause's length, or a broker outage's or slow window's
-	// length of real time.
+	// For is a pause's length, a broker outage's or slow window's length
+	// of real time, or how long a poison or a slow payment lasts (a
+	// poison with neither For nor After lasts for ever).
 	For time.Duration `json:"for,omitempty"`
 	// At is a consumer crash's failpoint.
 	At harness.Failpoint `json:"at,omitempty"`
 	// Delay is how late a slow broker acknowledges.
 	Delay time.Duration `json:"delay,omitempty"`
+	// Aim is the subject's deadline (Env.Lease or one it declares:
+	// Deadliner) that Delay, or a poison's or slow payment's For, was
+	// drawn at: a small multiple of it, a few ms either side.
+	Aim time.Duration `json:"aim,omitempty"`
 	// Zone is a timezone step's TimeZone, for the database's sessions.
 	Zone string `json:"zone,omitempty"`
 	// Settle marks a pause the shrinker put in for the subject to settle
@@ -62,11 +67,13 @@ func (s Step) String() string {
 	case "timezone":
 		return "timezone " + s.Zone
 	case "broker-slow":
-		return fmt.Sprintf("broker-slow %v, acks %v late, %d payments into it", s.For, s.Delay, s.N)
+		return fmt.Sprintf("broker-slow %v, acks %s late, %d payments into it", s.For, aimText(s.Delay, s.Aim), s.N)
+	case "slow-payment":
+		return fmt.Sprintf("slow-payment %s for %s, acks %s late", poisonWhich(s.N), aimText(s.For, s.Aim), aimText(s.Delay, s.Aim))
 	case "crash-consumer":
 		return fmt.Sprintf("crash-consumer at %s on message #%d", s.At, s.N+1)
 	case "poison":
-		return fmt.Sprintf("poison %s %s", poisonWhich(s.N), poisonText(s.After))
+		return fmt.Sprintf("poison %s %s", poisonWhich(s.N), s.poisonText())
 	}
 	return s.Kind
 }
@@ -78,8 +85,8 @@ type Schedule []Step
 const maxScheduleSteps = 400
 
 var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
-	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "redeliver", "crash-consumer", "pause", "pause",
-	"stop", "hold-tx", "wedge"}
+	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "slow-payment", "redeliver", "crash-consumer", "pause", "pause",
+	"stop", "hold-tx", "wedge", "strand", "head-of-line"}
 
 // poisonWhich names a poison's payment, counted from the last one the
 // producer wrote (0), so that shrinking away earlier commits keeps it.
@@ -101,24 +108,29 @@ var slowDelays = []time.Duration{20 * time.Millisecond, 300 * time.Millisecond, 
 // maxSlowDelay is the latest a slow broker acknowledges.
 const maxSlowDelay = 2500 * time.Millisecond
 
-func poisonText(n int) string {
-	if n == 0 {
-		return "for ever"
+// poisonText says how long a poison lasts: for a time, for a number of
+// publishes, or for ever.
+func (s Step) poisonText() string {
+	switch {
+	case s.For > 0:
+		return "for " + aimText(s.For, s.Aim)
+	case s.After > 0:
+		return fmt.Sprintf("for %d publishes", s.After)
 	}
-	return fmt.Sprintf("for %d publishes", n)
+	return "for ever"
 }
 
 // draw makes a schedule from rapid's choices: the sessions' TimeZone, a
 // commit, so every schedule has something to lose, then one rapid.Custom
 // per step until the stop coin comes up, so shrinking deletes whole steps.
 // The steps are drawn from a swarm (swarm), not from every kind.
-func draw(t *rapid.T, links []string, dispatchers, avg int) Schedule {
+func draw(t *rapid.T, links []string, dispatchers, avg int, aims []time.Duration) Schedule {
 	kinds := swarm(t)
 	step := rapid.Custom(func(t *rapid.T) Step {
 		if harness.DrawStop(t, avg) {
 			return Step{}
 		}
-		return drawStep(t, kinds, links, dispatchers)
+		return drawStep(t, kinds, links, dispatchers, aims)
 	})
 	s := Schedule{{Kind: "timezone", Zone: rapid.SampledFrom(zones).Draw(t, "zone")}, {Kind: "commit", N: 1}}
 	for len(s) < maxScheduleSteps {
@@ -156,7 +168,7 @@ func swarm(t *rapid.T) []string {
 // faults something to act on.
 var alwaysIn = map[string]bool{"commit": true, "rollback": true, "heal": true, "pause": true}
 
-func drawStep(t *rapid.T, kinds, links []string, dispatchers int) Step {
+func drawStep(t *rapid.T, kinds, links []string, dispatchers int, aims []time.Duration) Step {
 	ms := func(lo, hi int, label string) time.Duration {
 		return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
 	}
@@ -183,19 +195,38 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int) Step {
 		return Step{Kind: k, For: ms(20, int(maxOutage/time.Millisecond), "outage-ms")}
 	case "poison":
 		// For ever half the time: a poison that wears off tests retries,
-		// one that never does tests the dead letter.
+		// one that never does tests the dead letter. One that wears off
+		// does so after a few publishes, or after a time aimed at one of
+		// the subject's deadlines (a retry just before or after it).
 		st := Step{Kind: k, N: rapid.IntRange(0, 2).Draw(t, "payment")}
-		if !rapid.Bool().Draw(t, "forever") {
+		switch rapid.IntRange(0, 2).Draw(t, "poison lasts") {
+		case 1:
 			st.After = rapid.IntRange(1, 3).Draw(t, "refusals")
+		case 2:
+			st.Aim, st.For = drawAimed(t, aims, 3, "poison")
 		}
+		return st
+	case "slow-payment":
+		// One payment's publishes acknowledged late, for a time, each
+		// aimed at one of the subject's deadlines: the broker slow for
+		// that event only, as a large message or a slow partition makes it.
+		st := Step{Kind: k, N: rapid.IntRange(0, 2).Draw(t, "payment")}
+		st.Aim, st.For = drawAimed(t, aims, 3, "slow for")
+		st.Delay = st.Aim + rapid.SampledFrom(aimOffsets).Draw(t, "late by")
 		return st
 	case "broker-slow":
 		// Delays around the relays' own deadlines: from well within to
-		// past a typical 2 s call timeout; and up to three payments
+		// past a typical 2 s call timeout, or a few ms either side of a
+		// deadline the subject declares; and up to three payments
 		// committed at once into the window, so that relays meet it, in
 		// a batch (a window no publish meets tests nothing).
-		return Step{Kind: k, For: ms(50, 1000, "slow-ms"), Delay: rapid.SampledFrom(slowDelays).Draw(t, "delay"),
-			N: rapid.IntRange(0, 3).Draw(t, "payments into it")}
+		st := Step{Kind: k, For: ms(50, 1000, "slow-ms"), N: rapid.IntRange(0, 3).Draw(t, "payments into it")}
+		if rapid.Bool().Draw(t, "aimed") {
+			st.Aim, st.Delay = drawAimed(t, aims, 1, "delay")
+		} else {
+			st.Delay = rapid.SampledFrom(slowDelays).Draw(t, "delay")
+		}
+		return st
 	default:
 		return Step{Kind: k}
 	}

@@ -77,8 +77,9 @@ func aimEarly(s Schedule) Schedule {
 		}
 		var early Step
 		switch {
-		case s[i].Kind == "poison" && s[i].N == 0 && s[i-1].N == 1:
-			early = Step{Kind: "poison", N: 1, After: s[i].After}
+		case (s[i].Kind == "poison" || s[i].Kind == "slow-payment") && s[i].N == 0 && s[i-1].N == 1:
+			early = s[i]
+			early.N = 1
 		case s[i].Kind == "broker-down":
 			early = s[i]
 		default:

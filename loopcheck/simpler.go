@@ -26,7 +26,7 @@ func simpler(st Step) []Step {
 		with(func(c *Step) { c.N = 1 })
 	case "kill", "restart", "stop":
 		with(func(c *Step) { c.N = 0 })
-	case "redeliver", "crash-consumer":
+	case "redeliver", "crash-consumer", "slow-payment":
 		with(func(c *Step) { c.N = 0 })
 	case "partition":
 		with(func(c *Step) { c.After = 0 })
@@ -35,7 +35,7 @@ func simpler(st Step) []Step {
 		// For ever first: a poison that wears off races the retries
 		// (and a killed relay's uncounted attempt); one that never does
 		// reaches the dead letter every time.
-		with(func(c *Step) { c.After = 0 })
+		with(func(c *Step) { c.After, c.For, c.Aim = 0, 0, 0 })
 		with(func(c *Step) { c.N = 0 })
 		if st.After > 1 {
 			with(func(c *Step) { c.After = 1 })

@@ -6,10 +6,11 @@ import "time"
 // outage or a slow window (from, until: points in real time), a poison
 // (of pay) or a lost ack, and how many publishes it changed (hits).
 type spell struct {
-	kind        string // broker-down, broker-slow, poison, ack-lost
-	pay         string // a poison's payment
+	kind        string // broker-down, broker-slow, poison, slow-payment, ack-lost
+	pay         string // a poison's or slow payment's
 	from, until time.Time
 	hits        int
+	aim         time.Duration // the deadline it was aimed at, if it was
 }
 
 // covers says whether the window is in force at t.

@@ -25,9 +25,9 @@ func TestSpellsCountWhatTheyChanged(t *testing.T) {
 	b.setPoison("pay-2", 1)
 	_ = pub("pay-2")
 	_ = pub("pay-2")
-	b.slowFor(time.Hour, time.Millisecond)
+	b.slowFor(time.Hour, time.Millisecond, 0)
 	_ = pub("pay-4")
-	b.slowFor(time.Hour, time.Millisecond) // replaces the first, ended now
+	b.slowFor(time.Hour, time.Millisecond, 0) // replaces the first, ended now
 	b.loseAck()
 	b.loseAck()
 	_ = pub("pay-3") // its ack lost: not late

@@ -25,6 +25,7 @@ type tally struct {
 	stuckRelays                        int            // killed incarnations whose Dispatch never returned
 	partitions                         map[string]int // "link kind" → faults put on that link
 	refused                            int            // publishes the broker refused while down
+	duplicates                         int            // publishes the broker accepted of an event it had
 	quits                              int            // incarnations whose Dispatch returned unasked
 	consumerScheduled, consumerReached int
 	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
@@ -53,13 +54,21 @@ func (t *tally) incarnation(i int) int {
 	return t.incarnations[i]
 }
 
-// attempts counts one schedule's refused publishes.
+// attempts counts one schedule's refused publishes, and its duplicate
+// ones (an event the broker already had).
 func (t *tally) attempts(as []Attempt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	carried := map[string]bool{}
 	for _, a := range as {
-		if a.Outcome == "down" {
+		switch a.Outcome {
+		case "down":
 			t.refused++
+		case "accepted", "accepted-late", "ack-lost":
+			if carried[a.EventID] {
+				t.duplicates++
+			}
+			carried[a.EventID] = true
 		}
 	}
 }
@@ -115,7 +124,7 @@ func (r *runner) summarize(sum *harness.Summary) {
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
 	sum.Crashes.Dispatcher = r.tally.kills
-	sum.Broker.Refused = r.tally.refused
+	sum.Broker.Refused, sum.Broker.Duplicates = r.tally.refused, r.tally.duplicates
 	sum.Crashes.ConsumerScheduled, sum.Crashes.ConsumerReached = r.tally.consumerScheduled, r.tally.consumerReached
 	sum.NotApplicable = map[string]string{}
 	for k, v := range loopOnly {
@@ -132,6 +141,9 @@ func (r *runner) summarize(sum *harness.Summary) {
 	}
 	if _, ok := capability[Isolated](r.subj); !ok || r.opts.Dispatchers < 2 {
 		sum.NotApplicable["relay-isolation"] = "the subject declares no relay isolation (Isolated), or runs one relay: wedges are not probed"
+	}
+	if tk, ok := capability[Takeover](r.subj); !ok || tk.TakeoverBound() <= 0 || r.opts.Dispatchers < 2 {
+		sum.NotApplicable["takeover"] = "the subject declares no takeover (Takeover), or runs one relay: strands are not judged"
 	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"

@@ -78,7 +78,7 @@ func (c *check) probe(wedged int) *harness.Failure {
 	if !ok || c.opts.Dispatchers < 2 {
 		return nil
 	}
-	if why := c.unprobeable(wedged); why != "" {
+	if why := c.unprobeable(wedged, fmt.Sprintf("pay-%d", c.pays+1)); why != "" {
 		c.tally.unprobed(why)
 		c.record("Probe", "operator", "relay-isolation", "not judged: "+why)
 		return nil
@@ -105,12 +105,13 @@ func (c *check) probe(wedged int) *harness.Failure {
 		dispatcher(wedged), pay, bound))
 }
 
-// unprobeable says why relay-isolation cannot be asked now, or "".
-func (c *check) unprobeable(wedged int) string {
+// unprobeable says why relay-isolation or takeover cannot be asked now
+// of pay's event, or "".
+func (c *check) unprobeable(wedged int, pay string) string {
 	if c.net.Faulty(harness.Actor{Role: harness.Producer}.String()) {
 		return "the producer's link is faulted"
 	}
-	if why := c.bro.blocked(fmt.Sprintf("pay-%d", c.pays+1)); why != "" {
+	if why := c.bro.blocked(pay); why != "" {
 		return why
 	}
 	for j, rl := range c.relays {

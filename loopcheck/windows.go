@@ -35,9 +35,9 @@ func (c *check) brokerDown(d time.Duration) {
 // brokerSlow opens a slow-broker window and commits st.N payments into
 // it, so that it is met; the story says when the window ends.
 func (c *check) brokerSlow(st Step) {
-	until := c.bro.slowFor(st.For, st.Delay)
+	until := c.bro.slowFor(st.For, st.Delay, st.Aim)
 	c.disturbFor(st.For + st.Delay + c.opts.Lease)
-	c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %v late", st.For, st.Delay), "")
+	c.record("BrokerSlow", "broker", fmt.Sprintf("for %v: every accepted publish acknowledged %s late", st.For, aimText(st.Delay, st.Aim)), "")
 	c.announce(until, func() bool { return c.bro.slowOver(until) }, "BrokerPrompt",
 		"the slow window is over (acknowledgements already late still come late)")
 	for range st.N {

@@ -16,7 +16,7 @@ func (r *Report) Fill(sum harness.Summary) {
 	r.Checks, r.ShrinkRuns = sum.Checks, sum.ShrinkRuns
 	r.Coverage = Coverage{
 		Network:       map[string]KindCoverage{},
-		BrokerRefused: sum.Broker.Refused, BrokerAckLost: sum.Broker.AckLost,
+		BrokerRefused: sum.Broker.Refused, BrokerAckLost: sum.Broker.AckLost, BrokerDuplicates: sum.Broker.Duplicates,
 		Crashes: map[string]int{
 			"dispatcher": sum.Crashes.Dispatcher, "dispatcher_mid_mark": sum.Crashes.DispatcherMidMark,
 			"consumer_scheduled": sum.Crashes.ConsumerScheduled, "consumer_reached": sum.Crashes.ConsumerReached,

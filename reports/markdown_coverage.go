@@ -20,6 +20,7 @@ func (r *Report) markdownNetwork(p func(string, ...any)) {
 	}
 	p("| broker: refused | %d | | |", r.Coverage.BrokerRefused)
 	p("| broker: ack lost | %d | | |", r.Coverage.BrokerAckLost)
+	p("| broker: duplicate publishes | %d | | |", r.Coverage.BrokerDuplicates)
 	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {
 		p("| crash: %s | %d | | |", strings.ReplaceAll(k, "_", " "), r.Coverage.Crashes[k])
 	}

@@ -57,6 +57,7 @@ func Merge(rs []*Report) (*Report, error) {
 		m.Coverage.Faults = addFaults(m.Coverage.Faults, r.Coverage.Faults)
 		m.Coverage.BrokerRefused += r.Coverage.BrokerRefused
 		m.Coverage.BrokerAckLost += r.Coverage.BrokerAckLost
+		m.Coverage.BrokerDuplicates += r.Coverage.BrokerDuplicates
 		for _, p := range r.Properties {
 			i, ok := props[p.Name]
 			if !ok {

@@ -147,8 +147,11 @@ type Coverage struct {
 	Network       map[string]KindCoverage `json:"network"`
 	BrokerRefused int                     `json:"broker_refused"`
 	BrokerAckLost int                     `json:"broker_ack_lost"`
-	Crashes       map[string]int          `json:"crashes"`
-	NotApplicable map[string]string       `json:"not_applicable"`
+	// BrokerDuplicates: publishes the broker accepted of an event it
+	// already had (at-least-once publishing at work).
+	BrokerDuplicates int               `json:"broker_duplicates"`
+	Crashes          map[string]int    `json:"crashes"`
+	NotApplicable    map[string]string `json:"not_applicable"`
 	// NeverSucceeded names each kind of subject call that was made and
 	// never succeeded, with its count and first error: a run that passed
 	// while an operation never worked says so.

@@ -17,6 +17,8 @@ type Broker struct {
 	Log     []Message
 	refuse  bool // refuse the next publish
 	loseAck bool // accept the next publish but lose its acknowledgement
+	// duplicate says the last publish carried an event the broker had.
+	duplicate bool
 }
 
 // ErrAckLost is what a dispatcher sees when the broker took the message but
@@ -27,6 +29,12 @@ var ErrAckLost = harness.ErrAckLost
 func (b *Broker) Publish(_ context.Context, m Message) error {
 	if b.refuse {
 		return ErrRefused
+	}
+	for _, had := range b.Log {
+		if had.ID == m.ID {
+			b.duplicate = true
+			break
+		}
 	}
 	b.Log = append(b.Log, m)
 	if b.loseAck {

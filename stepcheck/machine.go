@@ -385,7 +385,10 @@ func (m *machine) countBroker() {
 	if m.broker.loseAck {
 		m.sum.Broker.AckLost++
 	}
-	m.broker.refuse, m.broker.loseAck = false, false
+	if m.broker.duplicate {
+		m.sum.Broker.Duplicates++
+	}
+	m.broker.refuse, m.broker.loseAck, m.broker.duplicate = false, false, false
 }
 
 // MarkPublished has a dispatcher record an acknowledged publish.

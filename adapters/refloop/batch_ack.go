@@ -19,7 +19,7 @@ const batchAckDeadline = 500 * time.Millisecond
 // row of the batch published, the ones it never sent among them. With a
 // prompt broker it is correct. no-loss kills it.
 func BatchAck(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
-	return Build(ctx, env, Options{Notify: true, Step: batchAck})
+	return Build(ctx, env, Options{Notify: true, Step: batchAck, AckDeadline: batchAckDeadline})
 }
 
 func batchAck(d *impl.Dispatcher) func(ctx context.Context, limit int) (int, []error) {
@@ -52,4 +52,20 @@ func batchAck(d *impl.Dispatcher) func(ctx context.Context, limit int) (int, []e
 		}
 		return len(events), errs
 	}
+}
+
+// BatchAckLong is the same bug in a relay built as such libraries are:
+// its claim is the row locks of the transaction it publishes in (FOR
+// UPDATE SKIP LOCKED), each publish waits up to a usual 30 s ack
+// deadline, and the batch's rows are marked in that transaction. No
+// lease runs out under it, so no other relay takes its rows over: only
+// a broker that acknowledges later than 30 s shows the bug, and the
+// nemesis reaches it because the subject declares the deadline
+// (loopcheck.Deadliner). no-loss kills it.
+func BatchAckLong(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
+	s, err := Build(ctx, env, Options{Notify: true, AckDeadline: 30 * time.Second})
+	if err != nil {
+		return s, err
+	}
+	return lockHeld{Subject: s, skipLocked: true, bounded: true, batchAck: true}, nil
 }

@@ -31,7 +31,14 @@ type Options struct {
 	// Step, if set, is the dispatcher's batch: a loop mutant's own
 	// (impl.Loop.Step), built on the reference dispatcher.
 	Step func(d *impl.Dispatcher) func(ctx context.Context, limit int) (int, []error)
+	// AckDeadline, if set, is a variant's own deadline for one publish's
+	// ack, declared to the nemesis (Deadlines).
+	AckDeadline time.Duration
 }
+
+// callTimeout is the reference loop's bound on a batch and on each
+// database call (impl.Loop's default).
+const callTimeout = 2 * time.Second
 
 // SlowRescan is the reference loop rescanning only every 30 s, woken by
 // notifications for new events: correct, but a retry or an expired lease
@@ -123,7 +130,7 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: q}, Publisher: publisher{pub},
 		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
 		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: refBackoffCap}}
-	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan}
+	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan, CallTimeout: callTimeout}
 	if s.opts.Step != nil {
 		loop.Step = s.opts.Step(d)
 	}
@@ -208,6 +215,22 @@ func (s *Subject) MinBackoff(failures int) time.Duration {
 
 // refBackoffCap is the reference loop's BackoffCap.
 const refBackoffCap = 4
+
+// TakeoverBound is the reference's takeover (loopcheck.Takeover): its
+// claim is a committed lease, so another relay reclaims a stranded
+// relay's event once the lease ran out (300 ms), after at most its
+// longest sleep (200 ms) and a call in progress (2 s).
+func (s *Subject) TakeoverBound() time.Duration { return 3 * time.Second }
+
+// Deadlines are the reference's own deadlines (loopcheck.Deadliner): its
+// call timeout, which bounds a batch and so each publish in it, and a
+// variant's ack deadline.
+func (s *Subject) Deadlines() []time.Duration {
+	if s.opts.AckDeadline > 0 {
+		return []time.Duration{callTimeout, s.opts.AckDeadline}
+	}
+	return []time.Duration{callTimeout}
+}
 
 // IsolationBound is the reference's relay isolation (Isolated): it claims
 // with FOR UPDATE SKIP LOCKED in one statement and publishes after its
