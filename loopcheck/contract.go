@@ -138,6 +138,17 @@ type Backoffer interface {
 	MinBackoff(failures int) time.Duration
 }
 
+// Stopper is a Subject whose relays stop through the library's own stop
+// (a Close, a Shutdown, a drain): Stop asks dispatcher i's incarnation
+// now running to stop, and Dispatch must then return (the harness waits
+// 5 s, then kills it), while the context the harness gave Dispatch stays
+// alive. Whatever the relay flushes, acks or marks on its way out must
+// be true: nothing it calls sent may be missing from the broker
+// (no-loss). Without it, a stop step cancels Dispatch's context.
+type Stopper interface {
+	Stop(ctx context.Context, i int) error
+}
+
 // Isolated is a Subject with more than one relay whose relays do not wait
 // on each other: while one is cut off holding whatever it holds (locks, a
 // transaction, a claim), another live relay publishes a new event within

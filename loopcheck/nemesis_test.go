@@ -184,3 +184,19 @@ func TestNoTakeoverIsKilledByTakeover(t *testing.T) {
 func TestHeadOfLineIsKilledByHeadOfLine(t *testing.T) {
 	replayKills(t, refloop.HeadOfLine, loopcheck.Options{MaxAttempts: 3}, loopcheck.Schedule{{Kind: "head-of-line"}}, "head-of-line")
 }
+
+// A relay stopped through its own Stop in the middle of a batch: one that
+// marks what it had not sent published loses it (no-loss); one that
+// leaves it claimed, and the reference (stopped by its context), pass.
+func TestCloseAcksUnsentIsKilledByNoLoss(t *testing.T) {
+	s := loopcheck.Schedule{{Kind: "kill", N: 0}, {Kind: "broker-slow", For: 2 * time.Second, Delay: 500 * time.Millisecond, N: 3},
+		{Kind: "restart", N: 0}, {Kind: "pause", For: 100 * time.Millisecond}, {Kind: "stop", N: 0}, {Kind: "restart", N: 0}, {Kind: "pause", For: time.Second}}
+	story := replayKills(t, refloop.CloseAcksUnsent, loopcheck.Options{Dispatchers: 1}, s, "no-loss")
+	if !strings.Contains(story, "stopped by its Stop") {
+		t.Errorf("the story does not say the relay stopped through its own Stop:\n%s", story)
+	}
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery, Dispatchers: 1}
+	if n, f, err := loopcheck.Replay(refloop.Graceful, opts, s, "", 1); err != nil || n != 0 {
+		t.Fatalf("the graceful reference failed (%v): %+v", err, f)
+	}
+}

@@ -149,14 +149,27 @@ func (c *check) stop(i int) (running, killed bool) {
 	rl.asked.Store(true)
 	c.disturb("", true)
 	at := c.record("StopDispatcher", dispatcher(i).String(), rl.pub.relay, "")
-	rl.cancel()
 	start := time.Now()
+	if st, ok := capability[Stopper](c.subj); ok {
+		// The library's own stop, its context alive: what it flushes
+		// or acks on the way out must come out right.
+		if err := c.call(func(ctx context.Context) error { return st.Stop(ctx, i) }); err != nil {
+			c.setResult(at, "its Stop failed ("+err.Error()+"): its context cancelled")
+			rl.cancel()
+		}
+	} else {
+		rl.cancel()
+	}
 	select {
 	case <-rl.done:
 		rl.pub.kill()
 		c.relays[i] = nil
 		c.tally.stop()
-		c.setResult(at, fmt.Sprintf("returned after %v", time.Since(start).Round(10*time.Microsecond)))
+		how := "returned"
+		if _, ok := capability[Stopper](c.subj); ok {
+			how = "stopped by its Stop, returned"
+		}
+		c.setResult(at, fmt.Sprintf("%s after %v", how, time.Since(start).Round(10*time.Microsecond)))
 	case <-time.After(returnTimeout):
 		c.setResult(at, fmt.Sprintf("did not return within %v of its stop: killed", returnTimeout))
 		c.kill(i, true)

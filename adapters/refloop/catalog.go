@@ -37,6 +37,7 @@ var Mutants = []Mutant{
 	{Name: "batch-ack-long", Bug: "(b) batch-ack with a library's usual 30 s ack deadline: only a broker slower than that shows it", Kills: "no-loss", New: BatchAckLong},
 	{Name: "lock-wait", Bug: "(d) locks its batch FOR UPDATE without SKIP LOCKED and publishes inside the lock, no deadlines: one relay cut off blocks all", Kills: "relay-isolation", New: LockWait},
 	{Name: "head-of-line", Bug: "delivers in commit order and counts a DEAD event as still at the head: after the first dead letter nothing is delivered", Kills: "head-of-line", Also: []string{"timely-delivery"}, New: HeadOfLine, MaxAttempts: 3},
+	{Name: "close-acks-unsent", Bug: "its own stop (a Close) marks the batch in progress published, the events it never sent among them", Kills: "no-loss", New: CloseAcksUnsent},
 	{Name: "no-takeover", Bug: "(d) claims by holding row locks in its publishing transaction with no idle-in-transaction timeout: a relay cut off mid-publish keeps its rows, and no other relay takes them over", Kills: "takeover", New: NoTakeover},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},

@@ -117,6 +117,11 @@ func (s *Subject) Enqueue(ctx context.Context, tx pgx.Tx, p harness.Payment) err
 }
 
 func (s *Subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
+	return s.dispatch(ctx, i, pub, s.opts.Step)
+}
+
+// dispatch runs dispatcher i's loop, with step as its batch if set.
+func (s *Subject) dispatch(ctx context.Context, i int, pub harness.Publisher, step func(d *impl.Dispatcher) func(ctx context.Context, limit int) (int, []error)) error {
 	conn := s.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i})
 	sess, err := impl.NewSession(conn)
 	if err != nil {
@@ -131,8 +136,8 @@ func (s *Subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
 		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: refBackoffCap}}
 	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan, CallTimeout: callTimeout}
-	if s.opts.Step != nil {
-		loop.Step = s.opts.Step(d)
+	if step != nil {
+		loop.Step = step(d)
 	}
 	if s.opts.Rescan > 0 {
 		loop.MaxIdle, loop.Fixed = s.opts.Rescan, true
