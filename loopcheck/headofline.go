@@ -23,6 +23,7 @@ func (c *check) headOfLine() *harness.Failure {
 		if why == "" {
 			why = "the control payment " + control + " was not carried within Recovery: the outbox delivers nothing now, poison or not"
 		}
+		c.tally.injected("head-of-line", "broker", false, 0)
 		c.record("HeadOfLine", "operator", control, "not judged: "+why)
 		return nil
 	}
@@ -38,6 +39,7 @@ func (c *check) headOfLine() *harness.Failure {
 	case !c.bro.refusing(head):
 		why = head + " is no longer refused"
 	}
+	c.tally.injected("head-of-line", "broker", why == "", 0)
 	if why != "" {
 		c.record("HeadOfLine", "operator", probe, "not judged: "+why)
 		return nil
