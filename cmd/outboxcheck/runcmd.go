@@ -32,7 +32,7 @@ type runConfig struct {
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
-	c, help, err := parseRun(args, stderr)
+	c, help, err := parseRun(args, stdout, stderr)
 	if help || err != nil {
 		return err
 	}

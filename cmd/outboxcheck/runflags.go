@@ -30,8 +30,8 @@ const shardStride = 1 << 32
 // time budget ends the run.
 const unboundedChecks = 1_000_000
 
-func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
-	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stderr)
+func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, bool, error) {
+	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stdout)
 	var b budgetFlags
 	b.register(fs, defaultChecks)
 	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
