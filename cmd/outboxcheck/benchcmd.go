@@ -15,7 +15,7 @@ import (
 )
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", "Measures time to kill per mutant (median and max over seeds), steps/s with and without\nfaults, cluster-ready time, and the soak baseline under the same budget; writes BENCHMARKS.md.", stderr)
+	fs := newFlags("bench", "Measures time to kill per mutant (median and max over seeds), steps/s with and without\nfaults, cluster-ready time, and the soak baseline under the same budget; writes BENCHMARKS.md.", stdout)
 	seeds := fs.Int("seeds", 10, "seeds per mutant")
 	budget := fs.Duration("budget", 30*time.Second, "time per mutant and seed (harness) and per mutant (soak)")
 	out := fs.String("out", "BENCHMARKS.md", "where to write the report ('-' for stdout)")

@@ -13,14 +13,16 @@ import (
 )
 
 // newFlags is a command's flag set; errors are returned, never exit. The
-// usage is printed for -h only: a bad flag gets one line (see parse).
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// usage is printed for -h (or --help) only, to stdout, as the top-level
+// --help prints its own: a help request is not an error. A bad flag gets
+// one line on stderr (see parse).
+func newFlags(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("outboxcheck "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // flag's own error line and usage dump
 	fs.Usage = func() {}
 	usages.Store(fs, func() {
-		fmt.Fprintf(stderr, "usage: outboxcheck %s [flags]\n\n%s\n\nflags:\n", name, synopsis)
-		fs.SetOutput(stderr)
+		fmt.Fprintf(stdout, "usage: outboxcheck %s [flags]\n\n%s\n\nflags:\n", name, synopsis)
+		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	})
@@ -39,6 +41,16 @@ func parse(fs *flag.FlagSet, args []string) (help bool, err error) {
 		return false, usageErrorf("unexpected argument %q (see '%s -h')", fs.Arg(0), fs.Name())
 	}
 	return false, nil
+}
+
+// helpFlag reports whether arg asks for help as the flag package reads
+// it: -h or -help, with one dash or two.
+func helpFlag(arg string) bool {
+	switch arg {
+	case "-h", "--h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // parseFlags parses args: -h prints the usage and is not an error; a bad

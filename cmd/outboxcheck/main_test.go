@@ -86,6 +86,26 @@ func TestHelpIsNotAnError(t *testing.T) {
 	}
 }
 
+// A command's -h and --help are one request: the same usage, on stdout,
+// nothing on stderr, exit 0, as the top-level --help.
+func TestHelpOnStdout(t *testing.T) {
+	for _, cmd := range [][]string{{"run"}, {"mutants"}, {"replay"}, {"report"}, {"report", "merge"}, {"bench"}, {"clean"}} {
+		var usage string
+		for _, h := range []string{"-h", "--help"} {
+			args := append(append([]string{}, cmd...), h)
+			var stdout, stderr strings.Builder
+			code := exitCode(run(args, &stdout, &stderr), &stderr)
+			if code != exitOK || stderr.Len() > 0 || !strings.HasPrefix(stdout.String(), "usage: outboxcheck "+cmd[0]) {
+				t.Errorf("%v: exit %d, stdout %.40q, stderr %q; want exit 0 and the usage on stdout alone", args, code, stdout.String(), stderr.String())
+			}
+			if usage != "" && stdout.String() != usage {
+				t.Errorf("%v: not the usage -h prints", args)
+			}
+			usage = stdout.String()
+		}
+	}
+}
+
 // mutants -list names every mutant, the property that kills it, and what
 // its kill run needs.
 func TestMutantsList(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -14,9 +15,10 @@ import (
 )
 
 func mutantsCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("mutants", "Runs the kill matrix: every mutant must fail with the property that names its bug,\nand the reference implementation must pass (fault-free, under faults, and with concurrent steps).", stderr)
+	fs := newFlags("mutants", "Runs the kill matrix: every mutant must fail with the property that names its bug,\nand the reference implementation must pass (fault-free, under faults, and with concurrent steps).", stdout)
 	var b budgetFlags
 	b.register(fs, 300)
+	matrixBudgetUsage(fs)
 	list := fs.Bool("list", false, "list the mutants and exit")
 	only := fs.String("only", "", "comma-separated mutant names, of either contract (default: all)")
 	noRef := fs.Bool("no-reference", false, "skip the reference implementation's rows")
@@ -88,6 +90,16 @@ func mutantsCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "kill matrix: %d subjects, every mutant killed by its property, the reference passed\n", len(rows))
 	return nil
+}
+
+// matrixBudgetUsage rewords the shared budget flags for the kill matrix,
+// whose budget is not run's: an empty seed is 1, not a drawn one (the
+// matrix is a benchmark), and the checks are a cap per step-contract
+// subject, which stops at its first failure; the loop contract's rows
+// share the seed but keep their own budget (killmatrix.LoopBudget).
+func matrixBudgetUsage(fs *flag.FlagSet) {
+	fs.Lookup("seed").Usage = "rapid seed (a number), the same for every subject; empty: 1, so the matrix is reproducible"
+	fs.Lookup("checks").Usage = "at most this many checks per step-contract subject (each: reset, a random sequence of actions, drain); a subject stops at its first failure, and the loop contract's rows keep their own budget"
 }
 
 // shrinkText says how long a failure is shrunk.

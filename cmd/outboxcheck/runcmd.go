@@ -1,35 +1,15 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/reports"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
-
-// defaultChecks makes the default gate about 12,000 steps, every fault
-// kind struck, in under 45 s with PostgreSQL's start on a 2-core machine
-// (a faulted check costs ~0.1 s; BENCHMARKS.md has the figure).
-const defaultChecks = 240
-
-// shardStride separates the seed ranges of shards: rapid seeds check k of
-// a run at base+k(k+1)/2, below 2^32 for up to 90 000 checks.
-const shardStride = 1 << 32
 
 // runConfig is a parsed `run` command line.
 type runConfig struct {
@@ -52,7 +32,7 @@ type runConfig struct {
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
-	c, help, err := parseRun(args, stderr)
+	c, help, err := parseRun(args, stdout, stderr)
 	if help || err != nil {
 		return err
 	}
@@ -132,28 +112,6 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	return verdict(rep, ses, stdout)
 }
 
-func (c *runConfig) newReport(ses *session) *reports.Report {
-	ctx, cancel := context.WithTimeout(ses.ctx, 10*time.Second)
-	defer cancel()
-	settings, _ := ses.cluster.Settings(ctx) // a report without them is still a report
-	return &reports.Report{Contract: c.contract(), Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
-		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
-		Environment: reports.Environment{Tool: toolVersion(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source), ServerSettings: settings}}
-}
-
-// contract names what the run checks its subject through.
-func (c *runConfig) contract() string {
-	if c.loop {
-		return reports.LoopContract
-	}
-	return reports.StepContract
-}
-
-// unboundedChecks is the check count of --time without --checks: the
-// time budget ends the run.
-const unboundedChecks = 1_000_000
-
 func (c *runConfig) budgetText() string {
 	if c.timeLimit > 0 && c.budget.Checks >= unboundedChecks {
 		return fmt.Sprintf("for %v", c.timeLimit)
@@ -169,234 +127,4 @@ func shardText(s string) string {
 		return ""
 	}
 	return " (shard " + s + ")"
-}
-
-// write writes the report directory and the JUnit file, if asked for.
-func (c *runConfig) write(rep *reports.Report) error {
-	if err := copySQL(c.reportDir, rep); err != nil {
-		return err
-	}
-	if c.reportDir != "" {
-		if err := reports.Write(c.reportDir, rep); err != nil {
-			return usageErrorf("write report: %v", err)
-		}
-	}
-	if c.junit != "" {
-		var b strings.Builder
-		if err := rep.JUnit(&b); err != nil {
-			return err
-		}
-		if err := reports.WriteFile(c.junit, []byte(b.String())); err != nil {
-			return usageErrorf("write JUnit: %v", err)
-		}
-	}
-	return nil
-}
-
-// verdict prints the outcome and turns it into the exit code.
-func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
-	switch rep.Verdict {
-	case reports.Pass:
-		fmt.Fprintln(stdout, "outboxcheck: every property held")
-		return nil
-	case reports.Interrupted:
-		fmt.Fprintf(stdout, "outboxcheck: %s\n", rep.Message)
-		return ses.intr.err()
-	case reports.Infrastructure:
-		if err := ses.interrupted(); err != nil {
-			return err // what broke was the interrupt's doing, not the plumbing's
-		}
-		return infraError(fmt.Errorf("%s", rep.Message))
-	}
-	ce := rep.Failure
-	if rep.Verdict != reports.SubjectError { // its message is the last line's
-		fmt.Fprintln(stdout, rep.Message)
-	}
-	switch {
-	case ce != nil && ce.Operation != "":
-		fmt.Fprintf(stdout, "where %s first failed (%d steps):\n", ce.Operation, ce.StepCount())
-	case ce != nil:
-		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", ce.StepCount(), ce.FirstCheck)
-	}
-	if ce != nil {
-		for _, s := range ce.Steps {
-			fmt.Fprintln(stdout, s.String())
-		}
-	}
-	if rep.Verdict == reports.SubjectError {
-		return &codedError{code: exitSubject, err: fmt.Errorf("%s", rep.Message)}
-	}
-	if rep.Verdict == reports.Panic {
-		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}
-	}
-	if rep.Interrupted {
-		return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s (interrupted while shrinking: the counterexample is kept, shrunk as far as it got)", ce.Property)}
-	}
-	return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s", ce.Property)}
-}
-
-func parseRun(args []string, stderr io.Writer) (*runConfig, bool, error) {
-	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stderr)
-	var b budgetFlags
-	b.register(fs, defaultChecks)
-	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
-	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, lost acks, crashes inside a mark and database crashes (refused publishes and kills between calls are ordinary actions: they stay)")
-	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")
-	concurrent := fs.Bool("concurrent", false, "add steps where two dispatchers claim, or two consumers handle one message, at the same instant (the database picks their order, so a seed replays up to that choice); on for mutants that need it")
-	reportDir := fs.String("report-dir", "outboxcheck-report", "write report.json, report.md and report.html (and rapid's fail file, for replay) here; empty: no report")
-	junit := fs.String("junit", "", "write JUnit XML (one test case per property) to this file")
-	shard := fs.String("shard", "", "i/n: run shard i (from 1) of n; each shard runs checks/n checks from its own seed range (needs --seed)")
-	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
-	verbose := fs.Bool("v", false, "print rapid's output as it comes")
-	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
-	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
-	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
-	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
-	if help, err := parse(fs, args); help || err != nil {
-		return nil, help, err
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *timeLimit < 0 {
-		return nil, false, usageErrorf("--time must not be negative, got %v", *timeLimit)
-	}
-	if *timeLimit > 0 && !set["checks"] {
-		b.checks = unboundedChecks
-	}
-	budget, err := b.budget()
-	if err != nil {
-		return nil, false, err
-	}
-	if set["parallel"] && (*parallel < 1 || *parallel > 64) {
-		return nil, false, usageErrorf("--parallel takes 1 to 64 schedules at once, got %d", *parallel)
-	}
-	if set["parallel"] && !*loop {
-		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
-	}
-	c := &runConfig{subject: *subject, budget: budget, faults: !*noFaults, url: *url, timeLimit: *timeLimit,
-		verbose: *verbose, args: args, shard: *shard, parallel: *parallel}
-	var needs bool
-	switch {
-	case *loop:
-		if *sqlQueries != "" || *shard != "" {
-			return nil, false, usageErrorf("--loop runs alone: not with --sql-queries or --shard")
-		}
-		if _, ok := loopSubjects[*subject]; !ok {
-			return nil, false, usageErrorf("--loop runs %s, not %q", loopNames(), *subject)
-		}
-		c.loop = true
-		if !set["checks"] && *timeLimit == 0 {
-			c.budget.Checks = 10
-		}
-	case *sqlQueries != "":
-		if set["subject"] {
-			return nil, false, usageErrorf("--subject and --sql-queries exclude each other")
-		}
-		if c.sqlQueries, c.sqlSchema, err = absPaths(*sqlQueries, *sqlSchema); err != nil {
-			return nil, false, err
-		}
-		c.subject = "sql:" + filepath.Base(c.sqlQueries)
-		if c.newSubject, err = sqlfile.New(c.sqlQueries, c.sqlSchema); err != nil {
-			return nil, false, usageErrorf("%v", err)
-		}
-	case *sqlSchema != "":
-		return nil, false, usageErrorf("--sql-schema needs --sql-queries")
-	default:
-		if c.newSubject, needs, err = subjectByName(*subject); err != nil {
-			return nil, false, err
-		}
-		if m, ok := mutants.ByName(*subject); ok && m.NeedsFaults && *noFaults {
-			fmt.Fprintf(stderr, "outboxcheck: warning: only faults expose mutant %s, and --no-faults turns them off: expect a pass\n", m.Name)
-		}
-	}
-	c.concurrent = *concurrent || needs
-	if *shard != "" {
-		i, n, err := parseShard(*shard)
-		if err != nil {
-			return nil, false, err
-		}
-		if budget.Seed == 0 {
-			return nil, false, usageErrorf("--shard needs --seed: every shard must start from the same seed")
-		}
-		c.budget.Seed += uint64(i-1) * shardStride
-		c.budget.Checks = (budget.Checks + n - 1) / n
-	}
-	if c.budget.Seed == 0 {
-		var b [8]byte
-		rand.Read(b[:])
-		c.budget.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1 // drawn here so the report can name it
-	}
-	if *reportDir != "" {
-		if c.reportDir, err = ownReportDir(*reportDir); err != nil {
-			return nil, false, err
-		}
-	}
-	if *junit != "" {
-		if c.junit, err = filepath.Abs(*junit); err != nil {
-			return nil, false, usageErrorf("--junit: %v", err)
-		}
-		if err := checkWritable(filepath.Dir(c.junit)); err != nil {
-			return nil, false, err
-		}
-	}
-	return c, false, nil
-}
-
-// absPaths resolves the SQL contract's files, which must be readable.
-func absPaths(queries, schema string) (string, string, error) {
-	var out [2]string
-	for i, p := range []string{queries, schema} {
-		if p == "" {
-			continue
-		}
-		abs, err := filepath.Abs(p)
-		if err == nil {
-			_, err = os.Stat(abs)
-		}
-		if err != nil {
-			return "", "", usageErrorf("%v", err)
-		}
-		out[i] = abs
-	}
-	return out[0], out[1], nil
-}
-
-// parseShard parses "i/n" with 1 ≤ i ≤ n.
-func parseShard(s string) (i, n int, err error) {
-	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != s || n < 1 || i < 1 || i > n {
-		return 0, 0, usageErrorf("--shard must be i/n with 1 ≤ i ≤ n, got %q", s)
-	}
-	return i, n, nil
-}
-
-// subjectByName resolves --subject; the bool says it needs concurrency.
-func subjectByName(name string) (stepcheck.NewSubject, bool, error) {
-	if name == "reference" {
-		return reference.New, false, nil
-	}
-	if m, ok := mutants.ByName(name); ok {
-		return reference.Mutated(m), m.NeedsConcurrency, nil
-	}
-	return nil, false, usageErrorf("unknown subject %q: want reference or one of %s (loop subjects run with --loop)", name, strings.Join(mutantNames(), ", "))
-}
-
-func mutantNames() []string {
-	var names []string
-	for _, m := range mutants.All {
-		names = append(names, m.Name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// saidWhere says where the report went, if it was written.
-func (c *runConfig) saidWhere(stdout io.Writer) {
-	if c.reportDir != "" {
-		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
-	}
-}
-
-// rate is "N steps, R steps/s" (Report.SetRate).
-func rate(rep *reports.Report) string {
-	return fmt.Sprintf("%d steps, %.0f steps/s", rep.Steps, rep.StepsPerSecond)
 }

@@ -1,0 +1,109 @@
+// The run's outputs: its report, the files written from it, and the
+// verdict printed and turned into the exit code.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/reports"
+)
+
+func (c *runConfig) newReport(ses *session) *reports.Report {
+	ctx, cancel := context.WithTimeout(ses.ctx, 10*time.Second)
+	defer cancel()
+	settings, _ := ses.cluster.Settings(ctx) // a report without them is still a report
+	return &reports.Report{Contract: c.contract(), Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
+		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
+		Environment: reports.Environment{Tool: toolVersion(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source), ServerSettings: settings}}
+}
+
+// contract names what the run checks its subject through.
+func (c *runConfig) contract() string {
+	if c.loop {
+		return reports.LoopContract
+	}
+	return reports.StepContract
+}
+
+// write writes the report directory and the JUnit file, if asked for.
+func (c *runConfig) write(rep *reports.Report) error {
+	if err := copySQL(c.reportDir, rep); err != nil {
+		return err
+	}
+	if c.reportDir != "" {
+		if err := reports.Write(c.reportDir, rep); err != nil {
+			return usageErrorf("write report: %v", err)
+		}
+	}
+	if c.junit != "" {
+		var b strings.Builder
+		if err := rep.JUnit(&b); err != nil {
+			return err
+		}
+		if err := reports.WriteFile(c.junit, []byte(b.String())); err != nil {
+			return usageErrorf("write JUnit: %v", err)
+		}
+	}
+	return nil
+}
+
+// verdict prints the outcome and turns it into the exit code.
+func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
+	switch rep.Verdict {
+	case reports.Pass:
+		fmt.Fprintln(stdout, "outboxcheck: every property held")
+		return nil
+	case reports.Interrupted:
+		fmt.Fprintf(stdout, "outboxcheck: %s\n", rep.Message)
+		return ses.intr.err()
+	case reports.Infrastructure:
+		if err := ses.interrupted(); err != nil {
+			return err // what broke was the interrupt's doing, not the plumbing's
+		}
+		return infraError(fmt.Errorf("%s", rep.Message))
+	}
+	ce := rep.Failure
+	if rep.Verdict != reports.SubjectError { // its message is the last line's
+		fmt.Fprintln(stdout, rep.Message)
+	}
+	switch {
+	case ce != nil && ce.Operation != "":
+		fmt.Fprintf(stdout, "where %s first failed (%d steps):\n", ce.Operation, ce.StepCount())
+	case ce != nil:
+		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", ce.StepCount(), ce.FirstCheck)
+	}
+	if ce != nil {
+		for _, s := range ce.Steps {
+			fmt.Fprintln(stdout, s.String())
+		}
+	}
+	if rep.Verdict == reports.SubjectError {
+		return &codedError{code: exitSubject, err: fmt.Errorf("%s", rep.Message)}
+	}
+	if rep.Verdict == reports.Panic {
+		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}
+	}
+	if rep.Interrupted {
+		return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s (interrupted while shrinking: the counterexample is kept, shrunk as far as it got)", ce.Property)}
+	}
+	return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s", ce.Property)}
+}
+
+// saidWhere says where the report went, if it was written.
+func (c *runConfig) saidWhere(stdout io.Writer) {
+	if c.reportDir != "" {
+		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
+	}
+}
+
+// rate is "N steps, R steps/s" (Report.SetRate).
+func rate(rep *reports.Report) string {
+	return fmt.Sprintf("%d steps, %.0f steps/s", rep.Steps, rep.StepsPerSecond)
+}

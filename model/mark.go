@@ -1,0 +1,75 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// MarkPublished checks and applies a dispatcher's MarkPublished of event id
+// under claimID at s.Now. changed is what the subject reported (ignored
+// when o is Unknown).
+func MarkPublished(s State, id, claimID string, changed bool, o Outcome) (State, []Problem) {
+	return mark(s, id, claimID, changed, o, func(r Row) Row {
+		r.Status, r.PublishedAt, r.ClaimID, r.ClaimExpiresAt = Published, s.Now, "", time.Time{}
+		return r
+	})
+}
+
+// MarkFailed checks and applies a fenced failure of event id under claimID
+// at s.Now: the row is FAILED, due after the declared backoff, or Dead at
+// its attempt limit.
+func MarkFailed(s State, id, claimID string, changed bool, o Outcome) (State, []Problem) {
+	return mark(s, id, claimID, changed, o, func(r Row) Row {
+		return s.fail(r, true, s.Sem.BackoffRange)
+	})
+}
+
+// fail is row r after its attempt failed at s.Now (a failure update, or a
+// rescue): its claim revoked; one attempt more where failures count them
+// and counts says this one does; Dead at the row's limit, else FAILED and
+// due again within the wait window for its attempts.
+func (s State) fail(r Row, counts bool, wait func(attempts int) (lo, hi time.Duration)) Row {
+	if s.Sem.AttemptsOnFailure && counts {
+		r.Attempts++
+	}
+	r.ClaimID, r.ClaimExpiresAt = "", time.Time{}
+	r.Status = Failed
+	if r.Attempts >= s.Sem.limit(r) {
+		r.Status = Dead
+		if s.Sem.DeadKeepsAvailableAt {
+			return r
+		}
+	}
+	lo, hi := wait(r.Attempts)
+	r.AvailableAt, r.AvailableLatest = s.Now.Add(lo), time.Time{}
+	if hi > lo {
+		r.AvailableLatest = s.Now.Add(hi)
+	}
+	return r
+}
+
+func mark(s State, id, claimID string, changed bool, o Outcome, apply func(Row) Row) (State, []Problem) {
+	s = s.clone()
+	r, ok := s.Rows[id]
+	current := ok && r.Status == Publishing && r.ClaimID == claimID
+	switch {
+	case o == Unknown:
+		if current {
+			s.Maybe[id] = []Row{r, apply(r)}
+			delete(s.Rows, id)
+		}
+		return s, nil
+	case o == NotDone:
+		return s, nil
+	case changed && !current:
+		return s, []Problem{{Property: Fencing, Event: id,
+			Detail: fmt.Sprintf("mark with stale claim_id %s changed the row (current: %s %s)", claimID, r.Status, orNone(r.ClaimID))}}
+	case !changed && current:
+		return s, []Problem{{Property: ModelAgreement, Event: id,
+			Detail: fmt.Sprintf("mark with the current claim_id %s changed nothing", claimID)}}
+	}
+	if current {
+		s.Rows[id] = apply(r)
+	}
+	return s, nil
+}
