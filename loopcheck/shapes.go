@@ -8,17 +8,53 @@ import (
 // shapes are, for the shrinker to try before any deletion, the failure's
 // canonical shapes: short schedules that do not race the subject, so that
 // a failure which needs only them becomes a story that replays every
-// time. Today one:
+// time:
 //
 //   - down while committed: let the relays settle, stop every relay, commit,
 //     restart them (a relay that skips what was committed while it was
 //     down, or loses what it held when it died); tried when the failing
-//     schedule killed or stopped a relay.
+//     schedule killed or stopped a relay;
+//   - stopped mid-batch: let the relays settle, kill them all, commit three
+//     payments into a slow broker window, restart one relay (it claims the
+//     three in one batch and waits on its first late ack), stop it, restart
+//     it (a stop or a timed-out ack that marks the rest of a batch done);
+//     tried when the failing schedule stopped a relay, or killed one and
+//     had the broker acknowledge late.
 func (sh *shrinker) shapes() []Schedule {
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
 		return nil
 	}
-	return []Schedule{sh.downWhileCommitted()}
+	out := []Schedule{sh.downWhileCommitted()}
+	if s := sh.stoppedMidBatch(); s != nil {
+		out = append(out, s)
+	}
+	return out
+}
+
+// stoppedMidBatch is the stopped-mid-batch shape, with the failing
+// schedule's first late ack (and what it was aimed at; else 500 ms) and
+// time zone; nil when the schedule stopped no relay and had no late ack.
+func (sh *shrinker) stoppedMidBatch() Schedule {
+	late := Step{Delay: 500 * time.Millisecond}
+	if i := slices.IndexFunc(sh.best, func(st Step) bool {
+		return (st.Kind == "broker-slow" || st.Kind == "slow-payment") && st.Delay > 0
+	}); i >= 0 {
+		late = sh.best[i]
+	} else if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "stop" }) {
+		return nil
+	}
+	s := Schedule{}
+	if z := sh.best.zone(); z != "UTC" {
+		s = append(s, Step{Kind: "timezone", Zone: z})
+	}
+	s = append(s, Step{Kind: "commit", N: 1}, sh.settle())
+	for i := range sh.dispatchers {
+		s = append(s, Step{Kind: "kill", N: i})
+	}
+	window := max(late.Delay+time.Second, 2*time.Second)
+	return append(s, Step{Kind: "broker-slow", For: window, Delay: late.Delay, Aim: late.Aim, N: 3},
+		Step{Kind: "restart", N: 0}, Step{Kind: "pause", For: 100 * time.Millisecond},
+		Step{Kind: "stop", N: 0}, Step{Kind: "restart", N: 0})
 }
 
 // downWhileCommitted is the down-while-committed shape, in the failing
