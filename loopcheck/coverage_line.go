@@ -26,7 +26,7 @@ func (r Result) Coverage() string {
 	if len(idle) > 0 {
 		s += "; INJECTED BUT NEVER STRUCK: " + strings.Join(idle, ", ")
 	}
-	s += fmt.Sprintf("; broker down %v in all; publishes after death %d (refused)", r.Loop.Downtime.Round(time.Millisecond), r.Loop.Zombies)
+	s += fmt.Sprintf("; broker down %v in all; publishes after death %d (refused); duplicate publishes %d", r.Loop.Downtime.Round(time.Millisecond), r.Loop.Zombies, r.Broker.Duplicates)
 	if r.Loop.Stuck > 0 {
 		s += fmt.Sprintf("; %d killed incarnations never returned from Dispatch", r.Loop.Stuck)
 	}

@@ -66,6 +66,8 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("")
 	if len(r.Coverage.Faults) > 0 {
 		r.markdownFaults(p)
+		p("")
+		p("Duplicate publishes (the broker accepted an event it already had: at-least-once publishing, absorbed by the consumer's dedupe): %d.", r.Coverage.BrokerDuplicates)
 	} else {
 		r.markdownNetwork(p)
 	}
