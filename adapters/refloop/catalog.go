@@ -29,7 +29,7 @@ func (m Mutant) KilledBy(p string) bool { return p == m.Kills || slices.Contains
 // Mutants are the loop mutants, in a stable order. A new one is one file
 // (or function) and one line here.
 var Mutants = []Mutant{
-	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", New: NotifyOnly},
+	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", Also: []string{"takeover"}, New: NotifyOnly},
 	{Name: "delete-dead", Bug: "(e) deletes an event once it is DEAD, leaving no trace", Kills: "no-loss", New: DeleteDead, MaxAttempts: 3},
 	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a failed event is retried at once, with no backoff, for ever, never dead", Kills: "backoff", New: AttemptsRolledBack, MaxAttempts: 3},
 	{Name: "never-dead", Bug: "the failure update never writes DEAD: a poison event is retried, with its backoff, for ever", Kills: "dead-letter", New: NeverDead, MaxAttempts: 3},
