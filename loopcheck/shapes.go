@@ -43,14 +43,7 @@ func (sh *shrinker) stoppedMidBatch() Schedule {
 	} else if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "stop" }) {
 		return nil
 	}
-	s := Schedule{}
-	if z := sh.best.zone(); z != "UTC" {
-		s = append(s, Step{Kind: "timezone", Zone: z})
-	}
-	s = append(s, Step{Kind: "commit", N: 1}, sh.settle())
-	for i := range sh.dispatchers {
-		s = append(s, Step{Kind: "kill", N: i})
-	}
+	s := sh.allDown()
 	window := max(late.Delay+time.Second, 2*time.Second)
 	return append(s, Step{Kind: "broker-slow", For: window, Delay: late.Delay, Aim: late.Aim, N: 3},
 		Step{Kind: "restart", N: 0}, Step{Kind: "pause", For: 100 * time.Millisecond},
@@ -60,6 +53,17 @@ func (sh *shrinker) stoppedMidBatch() Schedule {
 // downWhileCommitted is the down-while-committed shape, in the failing
 // schedule's time zone.
 func (sh *shrinker) downWhileCommitted() Schedule {
+	s := sh.allDown()
+	s = append(s, Step{Kind: "commit", N: 1})
+	for i := range sh.dispatchers {
+		s = append(s, Step{Kind: "restart", N: i})
+	}
+	return s
+}
+
+// allDown begins both shapes: the failing schedule's time zone, a
+// commit, a settle pause, and every relay killed.
+func (sh *shrinker) allDown() Schedule {
 	s := Schedule{}
 	if z := sh.best.zone(); z != "UTC" {
 		s = append(s, Step{Kind: "timezone", Zone: z})
@@ -67,10 +71,6 @@ func (sh *shrinker) downWhileCommitted() Schedule {
 	s = append(s, Step{Kind: "commit", N: 1}, sh.settle())
 	for i := range sh.dispatchers {
 		s = append(s, Step{Kind: "kill", N: i})
-	}
-	s = append(s, Step{Kind: "commit", N: 1})
-	for i := range sh.dispatchers {
-		s = append(s, Step{Kind: "restart", N: i})
 	}
 	return s
 }

@@ -30,15 +30,8 @@ type Takeover interface {
 // declares a takeover bound, another relay must then carry the stranded
 // event within it (takeover).
 func (c *check) strand() *harness.Failure {
-	h := c.bro.holdNext()
-	c.produce(true)
-	var got heldPublish
-	select {
-	case got = <-h.held:
-	case <-time.After(wedgeWait):
-		c.bro.unhold(h)
-		c.tally.injected("strand", noRelay, false, 0)
-		c.record("Strand", "operator", "", fmt.Sprintf("no relay published within %v: nothing stranded", wedgeWait))
+	h, got, ok := c.catchPublish("Strand", "nothing stranded")
+	if !ok {
 		return nil
 	}
 	c.strands = append(c.strands, h)

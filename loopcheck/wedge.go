@@ -3,6 +3,7 @@ package loopcheck
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
@@ -21,15 +22,8 @@ const wedgeWait = time.Second
 // that claims, commits and then publishes holds nothing. Then, for a
 // subject that declares relay isolation, it probes the others.
 func (c *check) wedge() *harness.Failure {
-	h := c.bro.holdNext()
-	c.produce(true)
-	var got heldPublish
-	select {
-	case got = <-h.held:
-	case <-time.After(wedgeWait):
-		c.bro.unhold(h)
-		c.tally.injected("wedge", noRelay, false, 0)
-		c.record("Wedge", "operator", "", fmt.Sprintf("no relay published within %v: nothing wedged", wedgeWait))
+	h, got, ok := c.catchPublish("Wedge", "nothing wedged")
+	if !ok {
 		return nil
 	}
 	link := dispatcher(got.index).String()
@@ -48,6 +42,24 @@ func (c *check) wedge() *harness.Failure {
 	c.record("Wedge", link, fmt.Sprintf("%s, publishing %s of %s", got.relay, got.msg.ID, got.msg.AggregateID),
 		"link severed mid-publish ("+inTx+"), then the publish let through")
 	return c.probe(got.index)
+}
+
+// catchPublish commits a payment (the bait) and stops the first publish
+// any live relay makes on its way to the broker; ok is false, with the
+// story and the coverage saying so (as action's, "what"), when none
+// came within wedgeWait.
+func (c *check) catchPublish(action, what string) (h *hold, got heldPublish, ok bool) {
+	h = c.bro.holdNext()
+	c.produce(true)
+	select {
+	case got = <-h.held:
+		return h, got, true
+	case <-time.After(wedgeWait):
+		c.bro.unhold(h)
+		c.tally.injected(strings.ToLower(action), noRelay, false, 0)
+		c.record(action, "operator", "", fmt.Sprintf("no relay published within %v: %s", wedgeWait, what))
+		return nil, got, false
+	}
 }
 
 // inTransaction says whether actor a's server sessions hold an open
