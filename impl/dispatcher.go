@@ -40,12 +40,18 @@ type Dispatcher struct {
 	Policy    Policy
 }
 
-// Claim takes up to limit due events under a fresh claim_id.
+// Claim takes up to limit due events under a fresh claim_id, first
+// burying those whose claim expired at the attempt limit when the store's
+// queries have that rule (Queries.BuryExpired).
 func (d *Dispatcher) Claim(ctx context.Context, limit int) ([]Claimed, error) {
 	if limit < 1 {
 		return nil, errors.New("claim: batch limit must be positive")
 	}
-	return d.Store.Claim(ctx, d.Clock.Now().UTC(), d.Policy.Lease, limit, d.IDs.NewID())
+	now := d.Clock.Now().UTC()
+	if _, err := d.Store.BuryExpired(ctx, now, d.Policy.MaxAttempts); err != nil {
+		return nil, err
+	}
+	return d.Store.Claim(ctx, now, d.Policy.Lease, limit, d.IDs.NewID())
 }
 
 // Publish sends one claimed event to the broker.

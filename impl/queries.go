@@ -18,7 +18,23 @@ type Queries struct {
 	Cleanup string
 	// Stats: no parameters; pending, oldest pending created_at, failed, dead.
 	Stats string
+	// BuryExpired, if set, runs before each claim: $1 now, $2 max
+	// attempts. The seed's queries leave it empty (only a failed publish
+	// makes an event DEAD); BuryExpiredQuery is the rule that ends a
+	// crash loop.
+	BuryExpired string
 }
+
+// BuryExpiredQuery makes DEAD an event whose claim expired at the attempt
+// limit. Claiming counts an attempt, so an event that crashes every relay
+// that publishes it (it never fails: its publisher dies) reaches the limit
+// through its expired claims, as a queue's receive count does, and is
+// given up on rather than claimed for ever. The seed has no such rule: its
+// dispatcher retries such an event for ever (a crash loop).
+const BuryExpiredQuery = `UPDATE outbox_events
+SET status = 'DEAD', last_error = 'claim expired at the attempt limit: the event may crash its relay',
+    claim_id = NULL, claim_expires_at = NULL
+WHERE status = 'PUBLISHING' AND claim_expires_at <= $1 AND attempts >= $2`
 
 // DefaultQueries returns the seed's queries (runtime.sql) and the reference
 // operator queries.

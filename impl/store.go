@@ -73,6 +73,15 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	return out, nil
 }
 
+// BuryExpired runs Queries.BuryExpired, if set: an event whose claim
+// expired at maxAttempts becomes DEAD. It returns how many did.
+func (s *Store) BuryExpired(ctx context.Context, now time.Time, maxAttempts int) (int, error) {
+	if s.Queries.BuryExpired == "" {
+		return 0, nil
+	}
+	return s.exec(ctx, "bury expired", s.Queries.BuryExpired, now, maxAttempts)
+}
+
 // CollectClaimed reads a claim's rows (id, aggregate_id, event_type,
 // sequence, payload, created_at, attempts, claim_id), taken with a lease
 // until expires.
@@ -106,16 +115,7 @@ func (s *Store) Redrive(ctx context.Context, id string, now time.Time) (bool, er
 // Cleanup deletes PUBLISHED rows published at or before now-retention and
 // returns how many. No other status is ever deleted.
 func (s *Store) Cleanup(ctx context.Context, now time.Time, retention time.Duration) (int, error) {
-	const op = "cleanup"
-	conn, err := s.Session.Conn(ctx)
-	if err != nil {
-		return 0, definite(op, err)
-	}
-	tag, err := conn.Exec(ctx, s.Queries.Cleanup, now.Add(-retention))
-	if err != nil {
-		return 0, afterSend(op, err)
-	}
-	return int(tag.RowsAffected()), nil
+	return s.exec(ctx, "cleanup", s.Queries.Cleanup, now.Add(-retention))
 }
 
 // NextAttemptAt is the earliest time a claim could find work: the next due
@@ -200,15 +200,21 @@ func collectRows(rows pgx.Rows, err error) ([]Row, error) {
 }
 
 func (s *Store) execRows(ctx context.Context, op, sql string, args ...any) (bool, error) {
+	n, err := s.exec(ctx, op, sql, args...)
+	return n > 0, err
+}
+
+// exec runs one statement and says how many rows it changed.
+func (s *Store) exec(ctx context.Context, op, sql string, args ...any) (int, error) {
 	conn, err := s.Session.Conn(ctx)
 	if err != nil {
-		return false, definite(op, err)
+		return 0, definite(op, err)
 	}
 	tag, err := conn.Exec(ctx, sql, args...)
 	if err != nil {
-		return false, afterSend(op, err)
+		return 0, afterSend(op, err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return int(tag.RowsAffected()), nil
 }
 
 func utcOrZero(t *time.Time) time.Time {
