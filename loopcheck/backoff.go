@@ -44,8 +44,8 @@ func (c *check) backoff() *harness.Failure {
 	perEvent := map[string][]Attempt{}
 	var order []string
 	for _, a := range c.bro.record() {
-		if a.Outcome == "dead" {
-			continue // a killed incarnation's, refused by the harness
+		if a.Outcome == "dead" || a.Outcome == "crashed" {
+			continue // a killed incarnation's, refused by the harness; or one its event crashed: retried after its lease, not a backoff
 		}
 		if perEvent[a.EventID] == nil {
 			order = append(order, a.EventID)

@@ -45,7 +45,7 @@ type Attempt struct {
 	PaymentID string
 	At        time.Duration
 	Relay     string // "dispatcher-0#2": dispatcher 0, its second incarnation
-	Outcome   string // accepted, accepted-late (a slow ack), down, dead, poison, ack-lost
+	Outcome   string // accepted, accepted-late (a slow ack), down, dead, poison, ack-lost, crashed
 	// Expired: the caller's context was already done when it called, so
 	// it cannot have recorded the outcome on that context either.
 	Expired bool
@@ -74,6 +74,9 @@ type broker struct {
 	slowUntil time.Time
 	slow      time.Duration
 	ackLose   int // the next ackLose accepted publishes lose their ack
+	// killers: payments whose every publish crashes the relay publishing
+	// it (a crash loop), and where each such publish is announced.
+	killers map[string]chan heldPublish
 	// hold, if set, stops the next live publish before it reaches the
 	// broker, until the harness releases it (the wedge step).
 	hold *hold
@@ -362,6 +365,7 @@ type publisher struct {
 	index  int // the dispatcher's
 	mu     sync.Mutex
 	dead   bool
+	gone   chan struct{} // closed once killed for good: a publish that crashed it returns
 	onDead func(m harness.Message)
 }
 
@@ -369,6 +373,10 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 	p.mu.Lock()
 	dead := p.dead
 	p.mu.Unlock()
+	if !dead && p.b.crashes(p, m) {
+		<-p.gone // its process died here: nothing returns until the harness has killed it
+		return ErrRelayKilled
+	}
 	if h := p.b.takeHold(dead); h != nil {
 		h.held <- heldPublish{relay: p.relay, index: p.index, msg: m}
 		select {
@@ -388,6 +396,20 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 }
 
 func (p *publisher) kill() { p.mu.Lock(); p.dead = true; p.mu.Unlock() }
+
+// buried ends a publish its event crashed: only once the incarnation is
+// wholly dead (its link down, its sessions ended, its context cancelled),
+// so that nothing it does on the way out reaches anything, as after a
+// real process's death.
+func (p *publisher) buried() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.gone:
+	default:
+		close(p.gone)
+	}
+}
 
 func relayName(i, incarnation int) string { return fmt.Sprintf("dispatcher-%d#%d", i, incarnation) }
 

@@ -9,6 +9,7 @@ const (
 	perProbe       = "per probe (a wedge step's)"
 	perStrand      = "per strand step"
 	perHeadOfLine  = "per head-of-line step"
+	perCrashLoop   = "per crash-loop step"
 	notByTheLoop   = "not by the loop contract"
 )
 
@@ -50,6 +51,8 @@ var catalogue = []property{
 	{name: "relay-isolation", checked: perProbe, unit: "probes"},
 	{name: "head-of-line", checked: perHeadOfLine, unit: "probes",
 		never: "no head-of-line step found a relay running on a healthy link and the broker up, prompt and refusing only its poison"},
+	{name: "crash-loop", checked: perCrashLoop, unit: "crash loops",
+		never: "no crash-loop step committed its payment while a relay ran on a healthy link"},
 	{name: "takeover", checked: perStrand, unit: "strands",
 		never: "no strand step caught a relay mid-publish while another relay ran on a healthy link and the broker was up, prompt and not refusing its event"},
 	{name: "relay-liveness", checked: afterEveryStep, unit: "steps", never: noRun},

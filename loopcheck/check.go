@@ -286,6 +286,8 @@ func (c *check) step(st Step) {
 		c.failed = c.strand()
 	case "head-of-line":
 		c.failed = c.headOfLine()
+	case "crash-loop":
+		c.failed = c.crashLoop()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

@@ -42,7 +42,7 @@ func (c *check) startRelay(i int) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	inc := c.tally.incarnation(i)
 	name := relayName(i, inc)
-	pub := &publisher{b: c.bro, relay: name, index: i, onDead: func(m harness.Message) {
+	pub := &publisher{b: c.bro, relay: name, index: i, gone: make(chan struct{}), onDead: func(m harness.Message) {
 		c.tally.zombie()
 		c.record("ZombiePublish", dispatcher(i).String(), name+": "+m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
 	}}
@@ -84,6 +84,7 @@ func (c *check) kill(i int, inStory bool) bool {
 	err := c.net.Down(dispatcher(i).String())
 	rl.cancel()
 	n, terr := c.terminate(dispatcher(i))
+	rl.pub.buried()
 	res := fmt.Sprintf("publisher revoked, link down, %d sessions ended", n)
 	if err = errors.Join(err, terr); err != nil {
 		res += "; error: " + err.Error()

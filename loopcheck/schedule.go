@@ -15,7 +15,7 @@ type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
 	// broker-down, broker-up, broker-slow, ack-lost, poison, slow-payment,
 	// redeliver, crash-consumer, timezone, pause, stop (a graceful one),
-	// hold-tx, wedge, strand or head-of-line.
+	// hold-tx, wedge, strand, head-of-line or crash-loop.
 	Kind string `json:"kind"`
 	N    int    `json:"n,omitempty"` // commit, broker-slow: payments; kill/restart: dispatcher; redeliver: message index; poison, slow-payment: payment
 	// After is a partition's requests before it strikes, or a poison's
@@ -86,7 +86,7 @@ const maxScheduleSteps = 400
 
 var stepKinds = []string{"commit", "commit", "commit", "rollback", "partition", "heal",
 	"kill", "restart", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "slow-payment", "redeliver", "crash-consumer", "pause", "pause",
-	"stop", "hold-tx", "wedge", "strand", "head-of-line"}
+	"stop", "hold-tx", "wedge", "strand", "head-of-line", "crash-loop"}
 
 // poisonWhich names a poison's payment, counted from the last one the
 // producer wrote (0), so that shrinking away earlier commits keeps it.

@@ -145,6 +145,11 @@ func (r *runner) summarize(sum *harness.Summary) {
 	if tk, ok := capability[Takeover](r.subj); !ok || tk.TakeoverBound() <= 0 || r.opts.Dispatchers < 2 {
 		sum.NotApplicable["takeover"] = "the subject declares no takeover (Takeover), or runs one relay: strands are not judged"
 	}
+	if _, shows := capability[DeadLetterer](r.subj); !shows {
+		sum.NotApplicable["crash-loop"] = "the subject shows no dead letters: an event that crashes its relay cannot be seen to end dead"
+	} else if cl, ok := capability[CrashLooper](r.subj); ok && cl.CrashLoopBound() <= 0 {
+		sum.NotApplicable["crash-loop"] = "the subject declares that it retries an event that crashes its relay for ever (CrashLooper)"
+	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
 	}

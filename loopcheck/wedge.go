@@ -126,13 +126,22 @@ func (c *check) unprobeable(wedged int, pay string) string {
 	if why := c.bro.blocked(pay); why != "" {
 		return why
 	}
-	for j, rl := range c.relays {
-		l := dispatcher(j).String()
-		if j != wedged && rl != nil && !rl.returned() && !c.net.Faulty(l) && !c.net.IsDown(l) {
-			return ""
-		}
+	if c.healthyRelay(wedged) {
+		return ""
 	}
 	return "no other relay runs on a healthy link"
+}
+
+// healthyRelay says whether a relay other than except runs on a healthy
+// link.
+func (c *check) healthyRelay(except int) bool {
+	for j, rl := range c.relays {
+		l := dispatcher(j).String()
+		if j != except && rl != nil && !rl.returned() && !c.net.Faulty(l) && !c.net.IsDown(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // carried says whether the broker has accepted pay's event.

@@ -29,7 +29,7 @@ func (m Mutant) KilledBy(p string) bool { return p == m.Kills || slices.Contains
 // Mutants are the loop mutants, in a stable order. A new one is one file
 // (or function) and one line here.
 var Mutants = []Mutant{
-	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", Also: []string{"takeover"}, New: NotifyOnly},
+	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", Also: []string{"takeover", "crash-loop"}, New: NotifyOnly},
 	{Name: "delete-dead", Bug: "(e) deletes an event once it is DEAD, leaving no trace", Kills: "no-loss", New: DeleteDead, MaxAttempts: 3},
 	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a failed event is retried at once, with no backoff, for ever, never dead", Kills: "backoff", New: AttemptsRolledBack, MaxAttempts: 3},
 	{Name: "never-dead", Bug: "the failure update never writes DEAD: a poison event is retried, with its backoff, for ever", Kills: "dead-letter", New: NeverDead, MaxAttempts: 3},
@@ -39,6 +39,7 @@ var Mutants = []Mutant{
 	{Name: "head-of-line", Bug: "delivers in commit order and counts a DEAD event as still at the head: after the first dead letter nothing is delivered", Kills: "head-of-line", Also: []string{"timely-delivery"}, New: HeadOfLine, MaxAttempts: 3},
 	{Name: "close-acks-unsent", Bug: "its own stop (a Close) marks the batch in progress published, the events it never sent among them", Kills: "no-loss", New: CloseAcksUnsent},
 	{Name: "no-takeover", Bug: "(d) claims by holding row locks in its publishing transaction with no idle-in-transaction timeout: a relay cut off mid-publish keeps its rows, and no other relay takes them over", Kills: "takeover", New: NoTakeover},
+	{Name: "crash-loop", Bug: "the seed's rule: only a failed publish makes an event DEAD, so an event that crashes its relay is claimed again past the attempt limit, for ever", Kills: "crash-loop", New: CrashLoop, MaxAttempts: 3},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},
 }

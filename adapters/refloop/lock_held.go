@@ -39,6 +39,12 @@ type lockHeld struct {
 // 0, none, unless the server ends its silent sessions.
 func (m lockHeld) TakeoverBound() time.Duration { return m.takeover }
 
+// CrashLoopBound declares that the variant does not end a crash loop
+// (loopcheck.CrashLooper): it counts an attempt in the transaction a
+// crash rolls back, so an event that crashes it is retried for ever, and
+// crash-loop is not applicable. Its variants' bugs are elsewhere.
+func (m lockHeld) CrashLoopBound() time.Duration { return 0 }
+
 func (m lockHeld) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
 	cfg, err := pgx.ParseConfig(m.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i}))
 	if err != nil {

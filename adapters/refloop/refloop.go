@@ -129,6 +129,7 @@ func (s *Subject) dispatch(ctx context.Context, i int, pub harness.Publisher, st
 	}
 	defer sess.Cut()
 	q := impl.DefaultQueries()
+	q.BuryExpired = impl.BuryExpiredQuery // the loop's nemesis crashes relays on an event: no crash loop
 	if s.opts.Queries != nil {
 		s.opts.Queries(&q)
 	}
