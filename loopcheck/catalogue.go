@@ -48,6 +48,8 @@ var catalogue = []property{
 	{name: "dead-letter", checked: atTheEnd, unit: "poisoned events",
 		never: "no event refused on every publish (poisoned for ever) came due: none ended dead, none ran past MaxAttempts and its tolerance"},
 	{name: "dead-exclusive", checked: atTheEnd, unit: "end states", never: noEnd},
+	{name: "publish-at-most-once", checked: atTheEnd, unit: "events published",
+		never: "no event was published in a schedule without a killed, stopped or cut-off relay, with no lost or late ack of it"},
 	{name: "relay-isolation", checked: perProbe, unit: "probes"},
 	{name: "head-of-line", checked: perHeadOfLine, unit: "probes",
 		never: "no head-of-line step found a relay running on a healthy link and the broker up, prompt and refusing only its poison"},

@@ -40,7 +40,7 @@ func (c *check) safety(e endState) *harness.Failure {
 		return f
 	}
 	for _, judge := range []func(endState) *harness.Failure{c.phantom, c.exactlyOnce, c.deadExclusive,
-		func(endState) *harness.Failure { return c.backoff() }, c.deadLetter} {
+		func(endState) *harness.Failure { return c.backoff() }, c.deadLetter, c.publishOnce} {
 		if f := judge(e); f != nil {
 			return f
 		}

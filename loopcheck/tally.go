@@ -150,6 +150,9 @@ func (r *runner) summarize(sum *harness.Summary) {
 	} else if cl, ok := capability[CrashLooper](r.subj); ok && cl.CrashLoopBound() <= 0 {
 		sum.NotApplicable["crash-loop"] = "the subject declares that it retries an event that crashes its relay for ever (CrashLooper)"
 	}
+	if op, ok := capability[OncePublisher](r.subj); !ok || !op.PublishesOnce() {
+		sum.NotApplicable["publish-at-most-once"] = "the subject does not declare that it publishes each event once (OncePublisher): duplicate publishes are only counted"
+	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
 	}

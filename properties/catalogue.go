@@ -35,6 +35,7 @@ const (
 	Takeover       = "takeover"
 	HeadOfLine     = "head-of-line"
 	CrashLoop      = "crash-loop"
+	PublishOnce    = "publish-at-most-once"
 )
 
 // Catalogue is every property, in the order reports list them: the step
@@ -57,6 +58,7 @@ var Catalogue = []Property{
 	{DeadExclusive, Safety, "no payment is dead twice, nor both dead and delivered", "DeadLetters and effects"},
 	{RelayLiveness, Liveness, "no relay's Dispatch returns while the harness neither stopped nor killed it", "the relays' lifetimes"},
 	{RelayIsolation, Liveness, "another relay publishes a new event while one is cut off holding what it holds", "probes during wedge steps"},
+	{PublishOnce, Safety, "where the subject declares it, no event is accepted by the broker twice unless a publish of it was ambiguous or a relay was killed, stopped or cut off", "the broker's record of every publish"},
 	{CrashLoop, Liveness, "an event whose every publish crashes the relay publishing it ends dead within the bound (MaxAttempts × (Lease + Recovery), or the subject's declared one)", "the subject's dead letters during crash-loop steps"},
 	{HeadOfLine, Liveness, "while one event is refused on every publish, an event committed after it is published within the bound (GiveUp and Recovery)", "the broker's record during head-of-line steps"},
 	{Takeover, Liveness, "another relay publishes the event a relay was cut off for good in the middle of publishing, within the declared bound", "the broker's record during strand steps"},

@@ -39,6 +39,7 @@ var Mutants = []Mutant{
 	{Name: "head-of-line", Bug: "delivers in commit order and counts a DEAD event as still at the head: after the first dead letter nothing is delivered", Kills: "head-of-line", Also: []string{"timely-delivery"}, New: HeadOfLine, MaxAttempts: 3},
 	{Name: "close-acks-unsent", Bug: "its own stop (a Close) marks the batch in progress published, the events it never sent among them", Kills: "no-loss", New: CloseAcksUnsent},
 	{Name: "no-takeover", Bug: "(d) claims by holding row locks in its publishing transaction with no idle-in-transaction timeout: a relay cut off mid-publish keeps its rows, and no other relay takes them over", Kills: "takeover", New: NoTakeover},
+	{Name: "lock-released-early", Bug: "(d) commits the transaction that locked its batch before publishing it: another relay finds the same rows and publishes them too", Kills: "publish-at-most-once", New: LockReleasedEarly},
 	{Name: "crash-loop", Bug: "the seed's rule: only a failed publish makes an event DEAD, so an event that crashes its relay is claimed again past the attempt limit, for ever", Kills: "crash-loop", New: CrashLoop, MaxAttempts: 3},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},

@@ -33,7 +33,17 @@ type lockHeld struct {
 	// off inside its transaction after it, freeing its rows for the
 	// others. takeover is the bound the relay then declares (0: none).
 	idleTimeout, takeover time.Duration
+	// releaseEarly is the lock-released-early bug: the transaction that
+	// locked the batch commits before the publishes, so the rows are
+	// free to another relay while this one publishes them.
+	releaseEarly bool
 }
+
+// PublishesOnce declares the variant's claims exclusive for as long as a
+// publish takes (loopcheck.OncePublisher): the row locks are held
+// through it, so two relays never publish one event unless a publish was
+// ambiguous or a relay was cut off.
+func (m lockHeld) PublishesOnce() bool { return true }
 
 // TakeoverBound is the variant's declared takeover (loopcheck.Takeover):
 // 0, none, unless the server ends its silent sessions.
@@ -102,7 +112,7 @@ func (m lockHeld) batch(ctx context.Context, conn *pgx.Conn, pub harness.Publish
 	if err := m.call(ctx, func(c context.Context) (err error) { tx, err = conn.Begin(c); return err }); err != nil {
 		return 0, err
 	}
-	defer tx.Rollback(ctx) // with ctx gone, pgx closes the connection and the server rolls back
+	defer func() { tx.Rollback(ctx) }() // with ctx gone, pgx closes the connection and the server rolls back
 	lock := "FOR UPDATE"
 	if m.skipLocked {
 		lock += " SKIP LOCKED"
@@ -123,6 +133,14 @@ func (m lockHeld) batch(ctx context.Context, conn *pgx.Conn, pub harness.Publish
 	})
 	if err != nil {
 		return 0, err
+	}
+	if m.releaseEarly && len(evs) > 0 { // the bug: the locks end here, before the publishes
+		if err := m.call(ctx, tx.Commit); err != nil {
+			return 0, err
+		}
+		if err := m.call(ctx, func(c context.Context) (err error) { tx, err = conn.Begin(c); return err }); err != nil {
+			return 0, err
+		}
 	}
 	for k, e := range evs {
 		msg := harness.Message{ID: e.id, Type: e.typ, AggregateID: e.aggregate, Sequence: e.seq, OccurredAt: e.created, Payload: e.payload}

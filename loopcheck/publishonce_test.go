@@ -1,0 +1,25 @@
+package loopcheck_test
+
+import (
+	"testing"
+
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+)
+
+// Two relays publish one event with no fault between: LockHeld, which
+// declares its publishes exclusive, passes; the variant that commits its
+// locking transaction before publishing fails publish-at-most-once.
+func TestLockReleasedEarlyIsKilledByPublishAtMostOnce(t *testing.T) {
+	s := loopcheck.Schedule{{Kind: "commit"}, {Kind: "commit"}, {Kind: "commit"}, {Kind: "commit"}, {Kind: "commit"}, {Kind: "commit"}}
+	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	n, f, err := loopcheck.Replay(refloop.LockReleasedEarly, opts, s, "publish-at-most-once", 3)
+	if err != nil || n == 0 {
+		t.Fatalf("killed by publish-at-most-once %d of 3 (%v): %+v", n, err, f)
+	}
+	t.Log(f.Message)
+	if n, g, err := loopcheck.Replay(refloop.LockHeld, opts, s, "", 3); err != nil || n != 0 {
+		t.Fatalf("LockHeld failed %d of 3 (%v): %+v", n, err, g)
+	}
+}
