@@ -225,8 +225,10 @@ const refBackoffCap = 4
 // TakeoverBound is the reference's takeover (loopcheck.Takeover): its
 // claim is a committed lease, so another relay reclaims a stranded
 // relay's event once the lease ran out (300 ms), after at most its
-// longest sleep (200 ms) and a call in progress (2 s).
-func (s *Subject) TakeoverBound() time.Duration { return 3 * time.Second }
+// longest sleep (200 ms) and a call in progress (2 s). A variant with a
+// fixed rescan finds the expired lease at its next rescan: that cadence
+// more (no notification tells it of an expired lease).
+func (s *Subject) TakeoverBound() time.Duration { return 3*time.Second + s.opts.Rescan }
 
 // Deadlines are the reference's own deadlines (loopcheck.Deadliner): its
 // call timeout, which bounds a batch and so each publish in it, and a
