@@ -49,6 +49,8 @@ type Attempt struct {
 	// Expired: the caller's context was already done when it called, so
 	// it cannot have recorded the outcome on that context either.
 	Expired bool
+	// GaveUp: a late ack the caller stopped waiting for (ErrSlowAck).
+	GaveUp bool
 }
 
 // broker records every publish attempt and every message it accepts. It
@@ -262,7 +264,21 @@ func (b *broker) publish(ctx context.Context, m harness.Message, relay string, d
 	case <-time.After(wait):
 		return nil
 	case <-ctx.Done():
+		b.gaveUp(m.ID, relay)
 		return fmt.Errorf("%w: %w", ErrSlowAck, ctx.Err())
+	}
+}
+
+// gaveUp notes that relay's latest publish of event id ended before its
+// late acknowledgement came: the relay does not know it was accepted.
+func (b *broker) gaveUp(id, relay string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.attempts) - 1; i >= 0; i-- {
+		if a := &b.attempts[i]; a.EventID == id && a.Relay == relay {
+			a.GaveUp = true
+			return
+		}
 	}
 }
 

@@ -19,8 +19,8 @@ type OncePublisher interface {
 }
 
 // publishOnce: where the subject declares it, no event is accepted by the
-// broker twice, unless a publish of it was ambiguous (an ack lost or
-// late) or a relay was killed, stopped or cut off in the schedule (it
+// broker twice, unless a publish of it was ambiguous (an ack lost, or
+// late past the publisher's own deadline) or a relay was killed, stopped or cut off in the schedule (it
 // may have published and never recorded it). Duplicate publishes are
 // counted for every subject (the coverage line); only a declared one is
 // judged by them.
@@ -31,10 +31,10 @@ func (c *check) publishOnce(endState) *harness.Failure {
 	accepted, unsure, relays := map[string]int{}, map[string]bool{}, map[string][]string{}
 	var order []string
 	for _, a := range c.bro.record() {
-		switch a.Outcome {
-		case "ack-lost", "accepted-late":
+		switch {
+		case a.Outcome == "ack-lost" || a.Outcome == "accepted-late" && (a.GaveUp || a.Expired):
 			unsure[a.EventID] = true
-		case "accepted":
+		case a.Outcome == "accepted" || a.Outcome == "accepted-late":
 		default:
 			continue
 		}
@@ -52,7 +52,7 @@ func (c *check) publishOnce(endState) *harness.Failure {
 		}
 		judged++
 		if accepted[id] > 1 {
-			return c.fail("publish-at-most-once", fmt.Sprintf("event %s was published %d times (%s), with no lost or late ack of it and no relay killed, stopped or cut off: the relays' claims did not exclude each other",
+			return c.fail("publish-at-most-once", fmt.Sprintf("event %s was published %d times (%s), with no ack of it lost or given up on, and no relay killed, stopped or cut off: the relays' claims did not exclude each other",
 				id, accepted[id], strings.Join(relays[id], ", ")))
 		}
 	}

@@ -204,9 +204,20 @@ func (sh *shrinker) truncate() {
 // first: a drawn schedule goes on long after what broke (or, for a
 // failure a step's check found, began long before it), and a short one
 // runs in a fraction of the time, so the shortest that fails usually
-// ends first and wins.
+// ends first and wins. A failure a step's check found starts with that
+// step alone (in the schedule's time zone): a crash loop, a strand or a
+// head-of-line step commits what it judges itself.
 func (sh *shrinker) ends() []Schedule {
 	var cands []Schedule
+	if n := len(sh.best); sh.failedAt > 0 && n > 1 {
+		alone := Schedule{}
+		if z := sh.best.zone(); z != "UTC" {
+			alone = append(alone, Step{Kind: "timezone", Zone: z})
+		}
+		if alone = append(alone, sh.best[n-1]); len(alone) < n {
+			cands = append(cands, alone)
+		}
+	}
 	for n := 2; n < len(sh.best); n *= 2 {
 		cands = append(cands, slices.Clone(sh.best[:n]), slices.Clone(sh.best[len(sh.best)-n:]))
 	}
