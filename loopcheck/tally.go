@@ -160,9 +160,9 @@ func (r *runner) summarize(sum *harness.Summary) {
 	na["dead-letter"], na["dead-exclusive"] = na["dead letters"], na["dead letters"]
 	sum.Properties = r.tally.records(na)
 	sum.Nemesis = r.tally.coverage(r.linkCoverage())
-	if why := sum.NotApplicable["consumer crashes"]; why != "" {
+	for kind, why := range map[string]string{"crash-consumer": sum.NotApplicable["consumer crashes"], "crash-loop": sum.NotApplicable["crash-loop"]} {
 		for i, f := range sum.Nemesis {
-			if f.Kind == "crash-consumer" {
+			if f.Kind == kind && why != "" {
 				sum.Nemesis[i].Note = "not applicable: " + why
 			}
 		}
