@@ -84,15 +84,16 @@ func (sh *shrinker) settle() Step {
 // steadier lists s told without the races that a shrunk story often
 // keeps, for Run to confirm beside it: a settle pause before its first
 // fault (settleFirst), a broker fault set before the commit it follows
-// (aimEarly), and that with each broker outage run to its end
-// (outlast).
+// (aimEarly), that with each broker outage run to its end (outlast),
+// and, for a duplicate publish, the story told into a slow window
+// (slowFirst).
 func (sh *shrinker) steadier(s Schedule) []Schedule {
 	var out []Schedule
 	aimed := aimEarly(s)
 	if aimed == nil {
 		aimed = s
 	}
-	for _, v := range []Schedule{sh.settleFirst(s), aimEarly(s), outlast(aimed)} {
+	for _, v := range []Schedule{sh.settleFirst(s), aimEarly(s), outlast(aimed), sh.slowFirst(s)} {
 		if v != nil {
 			out = append(out, v)
 		}
@@ -127,6 +128,21 @@ func aimEarly(s Schedule) Schedule {
 		out[i-1], out[i] = early, s[i-1]
 	}
 	return out
+}
+
+// slowFirst is s begun with a slow-broker window of 3 s whose acks come
+// 100 ms late (within any publish deadline, so nothing is ambiguous),
+// three payments committed into it, and a pause as long, for a publish-at-most-once failure:
+// a relay whose claim does not hold through its publish then stays
+// mid-publish long enough for another to take the same event, every
+// time, not only when two polls meet. Nil for other properties, or when
+// s already has a slow window.
+func (sh *shrinker) slowFirst(s Schedule) Schedule {
+	if sh.property != "publish-at-most-once" || slices.ContainsFunc(s, func(st Step) bool { return st.Kind == "broker-slow" }) {
+		return nil
+	}
+	out := append(Schedule{{Kind: "broker-slow", For: 3 * time.Second, Delay: 100 * time.Millisecond, N: 3}}, s...)
+	return append(out, Step{Kind: "pause", For: 3 * time.Second}) // the drain would end the window at once
 }
 
 // outlast is s ended by a pause as long as its longest broker outage,

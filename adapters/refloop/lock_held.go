@@ -112,7 +112,11 @@ func (m lockHeld) batch(ctx context.Context, conn *pgx.Conn, pub harness.Publish
 	if err := m.call(ctx, func(c context.Context) (err error) { tx, err = conn.Begin(c); return err }); err != nil {
 		return 0, err
 	}
-	defer func() { tx.Rollback(ctx) }() // with ctx gone, pgx closes the connection and the server rolls back
+	defer func() { // with ctx gone, pgx closes the connection and the server rolls back
+		if tx != nil { // a releaseEarly relay whose second Begin failed has none
+			tx.Rollback(ctx)
+		}
+	}()
 	lock := "FOR UPDATE"
 	if m.skipLocked {
 		lock += " SKIP LOCKED"
