@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -49,7 +50,7 @@ func (c *check) startRelay(i int) {
 	rl := &relay{cancel: cancel, pub: pub, done: make(chan struct{})}
 	go func() {
 		defer close(rl.done)
-		err := c.subj.Dispatch(ctx, i, pub)
+		err := dispatchGuarded(ctx, c.subj, i, pub)
 		if ctx.Err() == nil && !rl.asked.Load() { // nobody stopped it: the relay ended on its own
 			c.tally.quit()
 			c.relayQuit(name, err)
@@ -57,6 +58,19 @@ func (c *check) startRelay(i int) {
 		}
 	}()
 	c.relays[i] = rl
+}
+
+// dispatchGuarded runs the subject's Dispatch; a panic in it (which
+// would end the whole run, the harness's process included) is returned
+// as its error: the relay ended on its own, with the panic's message
+// and where it came from.
+func dispatchGuarded(ctx context.Context, subj Subject, i int, pub harness.Publisher) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("Dispatch panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return subj.Dispatch(ctx, i, pub)
 }
 
 // kill ends dispatcher i's incarnation as a crash would: its publisher
