@@ -108,7 +108,7 @@ func (c *check) crashLoop() *harness.Failure {
 	}
 	c.judged.step("crash-loop")
 	c.record("CrashLoop", "operator", pay, fmt.Sprintf("not dead within %v, after %d crashes", bound, crashes))
-	return c.fail("crash-loop", fmt.Sprintf("payment %s, whose every publish crashed the relay publishing it, was not dead within %v, after %d crashes (MaxAttempts %d; a relay ran on a healthy link): an event that kills its relay is claimed again for ever",
+	return c.fail("crash-loop", fmt.Sprintf("payment %s, whose every publish crashed the relay publishing it, was not dead within %v, after %d crashes (MaxAttempts %d; a relay ran on a healthy link): an event that kills its relay is claimed again past the attempt limit, not given up on",
 		pay, bound, crashes, c.opts.MaxAttempts))
 }
 

@@ -20,15 +20,16 @@ type OncePublisher interface {
 
 // publishOnce: where the subject declares it, no event is accepted by the
 // broker twice, unless a publish of it was ambiguous (an ack lost, or
-// late past the publisher's own deadline) or a relay was killed, stopped or cut off in the schedule (it
-// may have published and never recorded it). Duplicate publishes are
-// counted for every subject (the coverage line); only a declared one is
-// judged by them.
+// late past the publisher's own deadline) or the schedule had a
+// dispatcher fault (a kill, stop, crash, wedge or strand of a relay, a
+// fault on its link: it may have published and never recorded it).
+// Duplicate publishes are counted for every subject (the coverage line);
+// only a declared one is judged by them.
 func (c *check) publishOnce(endState) *harness.Failure {
 	if op, ok := capability[OncePublisher](c.subj); !ok || !op.PublishesOnce() || c.dispatcherFaults > 0 {
 		return nil
 	}
-	accepted, unsure, relays := map[string]int{}, map[string]bool{}, map[string][]string{}
+	accepted, unsure, relays, pays := map[string]int{}, map[string]bool{}, map[string][]string{}, map[string]string{}
 	var order []string
 	for _, a := range c.bro.record() {
 		switch {
@@ -42,6 +43,7 @@ func (c *check) publishOnce(endState) *harness.Failure {
 			order = append(order, a.EventID)
 		}
 		accepted[a.EventID]++
+		pays[a.EventID] = a.PaymentID
 		relays[a.EventID] = append(relays[a.EventID], fmt.Sprintf("%s at %v", a.Relay, a.At.Round(time.Millisecond)))
 	}
 	judged := 0
@@ -52,8 +54,8 @@ func (c *check) publishOnce(endState) *harness.Failure {
 		}
 		judged++
 		if accepted[id] > 1 {
-			return c.fail("publish-at-most-once", fmt.Sprintf("event %s was published %d times (%s), with no ack of it lost or given up on, and no relay killed, stopped or cut off: the relays' claims did not exclude each other",
-				id, accepted[id], strings.Join(relays[id], ", ")))
+			return c.fail("publish-at-most-once", fmt.Sprintf("event %s of %s was published %d times (%s), with no ack of it lost or given up on, and no relay killed, stopped, crashed or cut off and no dispatcher link faulted: the relays' claims did not exclude each other",
+				id, pays[id], accepted[id], strings.Join(relays[id], ", ")))
 		}
 	}
 	return nil

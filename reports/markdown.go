@@ -67,7 +67,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.Coverage.Faults) > 0 {
 		r.markdownFaults(p)
 		p("")
-		p("Duplicate publishes (the broker accepted an event it already had: at-least-once publishing, absorbed by the consumer's dedupe): %d.", r.Coverage.BrokerDuplicates)
+		p("Duplicate publishes (the broker accepted an event it already had: at-least-once publishing, absorbed by the consumer's dedupe, and a violation only where the subject declares publish-at-most-once): %d.", r.Coverage.BrokerDuplicates)
 	} else {
 		r.markdownNetwork(p)
 	}
