@@ -23,6 +23,9 @@ type check struct {
 	maybe  map[string]bool // commits whose outcome is unknown
 	voided map[string]bool // rolled back
 	pays   int
+	// incarnations counts each dispatcher's incarnations started in this
+	// schedule: dispatcher-0#2 is dispatcher 0's second.
+	incarnations map[int]int
 	// begun is when each payment's transaction began, since the schedule
 	// started: no relay can have claimed its event before then.
 	begun map[string]time.Duration

@@ -120,9 +120,9 @@ func (c *check) crash(got heldPublish) bool {
 		return false
 	}
 	c.dispatcherFaults++
-	c.record("CrashedPublishing", dispatcher(got.index).String(), fmt.Sprintf("%s, publishing %s of %s", got.relay, got.msg.ID, got.msg.AggregateID),
-		"its event crashed it: killed (publisher revoked, link down, sessions ended)")
-	return c.kill(got.index, false)
+	at := c.record("Crashed", dispatcher(got.index).String(), fmt.Sprintf("%s, publishing %s of %s", got.relay, got.msg.ID, got.msg.AggregateID), "")
+	c.killInto(got.index, at, "its event crashed it: ")
+	return true
 }
 
 // restartDue restarts the dispatchers whose crash restart is due (all of

@@ -41,8 +41,11 @@ func (rl *relay) returned() bool {
 // its own.
 func (c *check) startRelay(i int) {
 	ctx, cancel := context.WithCancel(c.ctx)
-	inc := c.tally.incarnation(i)
-	name := relayName(i, inc)
+	if c.incarnations == nil {
+		c.incarnations = map[int]int{}
+	}
+	c.incarnations[i]++
+	name := relayName(i, c.incarnations[i])
 	pub := &publisher{b: c.bro, relay: name, index: i, gone: make(chan struct{}), onDead: func(m harness.Message) {
 		c.tally.zombie()
 		c.record("ZombiePublish", dispatcher(i).String(), name+": "+m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
@@ -86,14 +89,22 @@ func (c *check) kill(i int, inStory bool) bool {
 		}
 		return false
 	}
-	rl.asked.Store(true)
-	c.relays[i] = nil
-	c.disturb("", true)
 	at := -1
 	if inStory {
 		c.tally.kill()
 		at = c.record("CrashDispatcher", dispatcher(i).String(), rl.pub.relay, "")
 	}
+	c.killInto(i, at, "")
+	return true
+}
+
+// killInto kills dispatcher i's running incarnation and sets story entry
+// at's result (if at is one) to what came of it, after prefix.
+func (c *check) killInto(i, at int, prefix string) {
+	rl := c.relays[i]
+	rl.asked.Store(true)
+	c.relays[i] = nil
+	c.disturb("", true)
 	rl.pub.kill()
 	err := c.net.Down(dispatcher(i).String())
 	rl.cancel()
@@ -103,14 +114,13 @@ func (c *check) kill(i int, inStory bool) bool {
 	if err = errors.Join(err, terr); err != nil {
 		res += "; error: " + err.Error()
 	}
-	c.setResult(at, res)
+	c.setResult(at, prefix+res)
 	select {
 	case <-rl.done:
 	case <-time.After(returnTimeout):
 		c.record("Dispatch", dispatcher(i).String(), rl.pub.relay, fmt.Sprintf("did not return within %v of its kill (the contract asks it to)", returnTimeout))
 		c.lingering = append(c.lingering, rl)
 	}
-	return true
 }
 
 // awaitLingering gives the incarnations that outlived their kill one more

@@ -13,7 +13,6 @@ import (
 // tally counts, over a run, what the nemesis did beyond the network.
 type tally struct {
 	mu                                 sync.Mutex
-	incarnations                       map[int]int // dispatcher → incarnations started
 	kills                              int
 	stops                              int // graceful stops that returned
 	holds                              int // held-open transactions
@@ -42,16 +41,6 @@ func (t *tally) partition(link string, k faults.Kind) {
 		t.partitions = map[string]int{}
 	}
 	t.partitions[link+" "+string(k)]++
-}
-
-func (t *tally) incarnation(i int) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.incarnations == nil {
-		t.incarnations = map[int]int{}
-	}
-	t.incarnations[i]++
-	return t.incarnations[i]
 }
 
 // attempts counts one schedule's refused publishes, and its duplicate
