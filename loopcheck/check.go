@@ -319,13 +319,13 @@ func (c *check) step(st Step) {
 		m := msgs[st.N%len(msgs)]
 		err := c.deliver(c.ctx, m)
 		c.record("Deliver", consumer, "again: "+m.ID, result(err, "acknowledged"))
-	case "pause":
-		time.Sleep(st.For)
+	case "pause": // recorded when it begins, as every other step is
 		if st.Settle {
 			c.record("Pause", "operator", st.For.String(), "settle: the shrinker put it in, so that the story does not race")
-			return
+		} else {
+			c.record("Pause", "operator", st.For.String(), "")
 		}
-		c.record("Pause", "operator", st.For.String(), "")
+		time.Sleep(st.For)
 	}
 }
 
