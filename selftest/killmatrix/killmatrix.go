@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
@@ -67,12 +68,21 @@ func (r Row) Property() string {
 	return r.Failure.Property
 }
 
-// Steps is the shrunk counterexample's length.
+// Steps is the shrunk counterexample's length: its actions, or for a
+// loop row its schedule's steps (one step may tell many lines: a commit
+// of three payments, a crash loop's every crash).
 func (r Row) Steps() int {
 	if r.Failure == nil || r.Failure.History == nil {
 		return 0
 	}
-	return len(r.Failure.History.Entries)
+	if !strings.HasPrefix(r.Subject, "loop:") {
+		return len(r.Failure.History.Entries)
+	}
+	n := 0
+	for _, e := range r.Failure.History.Entries {
+		n = max(n, e.Step)
+	}
+	return n
 }
 
 // Verdict says what the row means: "killed", "survived", "passed",
