@@ -93,13 +93,21 @@ func (c *check) withinFirstLease(a Attempt) bool {
 	return ok && a.At-begun < c.opts.Lease
 }
 
-// disturbed says whether a kill, stop, wedge or dispatcher partition
-// was in force at any time in [from, to] (since the schedule started).
+// disturbed says whether a kill, stop, wedge, dispatcher partition or
+// slow window was in force at any time in [from, to] (since the schedule
+// started), or a late ack was due: one given after its window (the first
+// publish of a payment committed into it) disturbs as the window does,
+// from the publish until a lease after its ack.
 func (c *check) disturbed(from, to time.Duration) bool {
 	c.disturbMu.Lock()
 	defer c.disturbMu.Unlock()
 	for _, w := range c.disturbances {
 		if w.from <= to && (w.to < 0 || w.to >= from) {
+			return true
+		}
+	}
+	for _, a := range c.bro.record() {
+		if a.Late > 0 && a.At <= to && a.At+a.Late+c.opts.Lease >= from {
 			return true
 		}
 	}

@@ -51,6 +51,8 @@ type Attempt struct {
 	Expired bool
 	// GaveUp: a late ack the caller stopped waiting for (ErrSlowAck).
 	GaveUp bool
+	// Late is how late an accepted-late publish was acknowledged.
+	Late time.Duration
 }
 
 // broker records every publish attempt and every message it accepts. It
@@ -75,7 +77,10 @@ type broker struct {
 	// only after slow (a slow broker: the message is in, the ack late).
 	slowUntil time.Time
 	slow      time.Duration
-	ackLose   int // the next ackLose accepted publishes lose their ack
+	// slowFirsts: payments committed into a slow window, whose first
+	// accepted publish is acknowledged as late whenever it comes.
+	slowFirsts map[string]slowFirst
+	ackLose    int // the next ackLose accepted publishes lose their ack
 	// killers: payments whose every publish crashes the relay publishing
 	// it (a crash loop), and where each such publish is announced.
 	killers map[string]chan heldPublish
@@ -108,6 +113,29 @@ func (b *broker) slowFor(window, d, aim time.Duration) time.Time {
 	b.slowUntil, b.slow = now.Add(window), d
 	b.cast(&spell{kind: "broker-slow", from: now, until: b.slowUntil, aim: aim})
 	return b.slowUntil
+}
+
+// slowFirst is a payment committed into a slow window: its first
+// accepted publish is acknowledged delay late, a hit of window.
+type slowFirst struct {
+	window *spell
+	delay  time.Duration
+}
+
+// slowFirst makes pay's first accepted publish, whenever it comes,
+// acknowledged late as in the slow window in force (or last opened).
+func (b *broker) slowFirst(pay string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.slowFirsts == nil {
+		b.slowFirsts = map[string]slowFirst{}
+	}
+	for i := len(b.spells) - 1; i >= 0; i-- {
+		if s := b.spells[i]; s.kind == "broker-slow" {
+			b.slowFirsts[pay] = slowFirst{window: s, delay: b.slow}
+			return
+		}
+	}
 }
 
 // slowOver says whether the slow window that was to end at until did:
@@ -245,7 +273,7 @@ func (b *broker) heal() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
-	b.slowUntil, b.poisonUntil, b.slowPay = time.Time{}, nil, nil
+	b.slowUntil, b.poisonUntil, b.slowPay, b.slowFirsts = time.Time{}, nil, nil, nil
 	for _, k := range []string{"broker-slow", "poison", "slow-payment"} {
 		b.endWindows(k, now)
 	}
@@ -314,12 +342,19 @@ func (b *broker) take(m harness.Message, relay string, dead, expired bool) (erro
 		b.hitWindows("broker-slow", now)
 		wait = b.slow
 	}
+	if f, ok := b.slowFirsts[m.AggregateID]; ok && err == nil {
+		delete(b.slowFirsts, m.AggregateID)
+		if wait == 0 {
+			f.window.hits++ // after its window: hitWindows did not count it
+		}
+		wait = max(wait, f.delay)
+	}
 	if l := b.slowPay[m.AggregateID]; err == nil && now.Before(l.until) {
 		b.hitLatest("slow-payment", m.AggregateID)
 		wait = max(wait, l.delay)
 	}
 	if wait > 0 {
-		a.Outcome = "accepted-late"
+		a.Outcome, a.Late = "accepted-late", wait
 		if until := now.Add(wait); until.After(b.acksUntil) {
 			b.acksUntil = until
 		}
@@ -491,6 +526,8 @@ func (b *broker) blocked(pay string) string {
 		return "the broker is down"
 	case now.Before(b.slowUntil) || now.Before(b.acksUntil):
 		return "the broker is slow"
+	case b.slowFirsts[pay].window != nil:
+		return pay + " was committed into a slow window"
 	case b.poison[pay] != 0 || now.Before(b.poisonUntil[pay]):
 		return pay + " is poison"
 	case now.Before(b.slowPay[pay].until):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/harness"
@@ -42,45 +43,76 @@ func (c *check) newProducer() producer {
 // through the producer's link, and commits or rolls it back. An error
 // after COMMIT went out leaves the payment maybe-committed: it may have
 // (FIELD-NOTES), so it is neither counted as paid nor as rolled back.
-func (c *check) produce(commit bool) {
-	c.pays++
-	p := harness.Payment{ID: fmt.Sprintf("pay-%d", c.pays), MerchantID: fmt.Sprintf("m-%d", c.pays%3), AmountCents: int64(100 * c.pays)}
+func (c *check) produce(commit bool) { c.produceN(1, commit) }
+
+// produceN writes n payments in one transaction, as a business
+// transaction that raises several events does: they become visible to
+// the relays at the same instant, so a relay's next claim takes them as
+// one batch, whatever the relays' timing.
+func (c *check) produceN(n int, commit bool) { c.write(c.newPayments(n), commit) }
+
+// newPayments are the producer's next n payments (at least one), each
+// begun now.
+func (c *check) newPayments(n int) []harness.Payment {
+	ps := make([]harness.Payment, max(n, 1))
+	for i := range ps {
+		c.pays++
+		ps[i] = harness.Payment{ID: fmt.Sprintf("pay-%d", c.pays), MerchantID: fmt.Sprintf("m-%d", c.pays%3), AmountCents: int64(100 * c.pays)}
+		c.begun[ps[i].ID] = time.Since(c.bro.start)
+	}
+	return ps
+}
+
+// write writes ps in one producer transaction and commits or rolls it
+// back.
+func (c *check) write(ps []harness.Payment, commit bool) {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
 	action := map[bool]string{true: "Commit", false: "Rollback"}[commit]
-	c.begun[p.ID] = time.Since(c.bro.start)
 	ctx, cancel := context.WithTimeout(c.ctx, c.producerTimeout())
 	defer cancel()
-	err := transact(ctx, c.prod, p, commit)
+	err := transact(ctx, c.prod, commit, ps...)
 	var ce errCommit
-	switch {
-	case !commit:
-		c.voided[p.ID] = true // a failed ROLLBACK changes nothing either
-	case err == nil:
-		c.paid[p.ID] = true
-	case errors.As(err, &ce):
-		c.maybe[p.ID] = true // the COMMIT went out: it may have committed
+	for _, p := range ps {
+		switch {
+		case !commit:
+			c.voided[p.ID] = true // a failed ROLLBACK changes nothing either
+		case err == nil:
+			c.paid[p.ID] = true
+		case errors.As(err, &ce):
+			c.maybe[p.ID] = true // the COMMIT went out: it may have committed
+		}
 	}
 	if err != nil {
 		c.prod.discard() // never reuse a connection in doubt
 	}
-	c.record(action, "producer", p.ID, result(err, "ok"))
+	input := strings.Join(ids, ", ")
+	if len(ids) > 1 {
+		input += " in one transaction"
+	}
+	c.record(action, "producer", input, result(err, "ok"))
 }
 
-// transact runs one producer transaction: begin, the subject's enqueue,
-// then commit or rollback. It classifies alike on both drivers: every
-// error of the commit itself is an errCommit (indeterminate), whatever
-// it says, since the COMMIT may have gone out and landed with its reply
-// lost. pgx may then call it "conn closed" and safe to retry;
-// database/sql may pass on pgx's error, or say driver.ErrBadConn,
-// sql.ErrTxDone or the context's error. None of them proves that
-// nothing committed, so none is taken to.
-func transact(ctx context.Context, prod producer, p harness.Payment, commit bool) error {
+// transact runs one producer transaction: begin, the subject's enqueue
+// of each payment, then commit or rollback. It classifies alike on both
+// drivers: every error of the commit itself is an errCommit
+// (indeterminate), whatever it says, since the COMMIT may have gone out
+// and landed with its reply lost. pgx may then call it "conn closed" and
+// safe to retry; database/sql may pass on pgx's error, or say
+// driver.ErrBadConn, sql.ErrTxDone or the context's error. None of them
+// proves that nothing committed, so none is taken to.
+func transact(ctx context.Context, prod producer, commit bool, ps ...harness.Payment) error {
 	tx, err := prod.begin(ctx)
 	if err != nil {
 		return err
 	}
-	if err := tx.enqueue(ctx, p); err != nil {
-		_ = tx.rollback(ctx)
-		return err
+	for _, p := range ps {
+		if err := tx.enqueue(ctx, p); err != nil {
+			_ = tx.rollback(ctx)
+			return err
+		}
 	}
 	if !commit {
 		return tx.rollback(ctx)

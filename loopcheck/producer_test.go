@@ -73,7 +73,7 @@ func TestLostCommitReplyIsIndeterminateOnBothDrivers(t *testing.T) {
 			pay := func(id string) error {
 				cctx, cancel := context.WithTimeout(ctx, time.Second)
 				defer cancel()
-				err := transact(cctx, prod, harness.Payment{ID: name + "/" + id}, true)
+				err := transact(cctx, prod, true, harness.Payment{ID: name + "/" + id})
 				if err != nil {
 					prod.discard()
 				}
