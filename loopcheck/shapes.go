@@ -19,16 +19,54 @@ import (
 //     three in one batch and waits on its first late ack), stop it, restart
 //     it (a stop or a timed-out ack that marks the rest of a batch done);
 //     tried when the failing schedule stopped a relay, or killed one and
-//     had the broker acknowledge late.
+//     had the broker acknowledge late;
+//   - a batch into a slow window: let the relays settle, commit three
+//     payments in one transaction into a slow window as late as one of
+//     the failing schedule's (a relay claims them as one batch, and its
+//     first ack comes as late: a timed-out ack that marks the rest of a
+//     batch done); tried when the failing schedule had a slow window.
 func (sh *shrinker) shapes() []Schedule {
+	out := sh.slowBatches()
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
-		return nil
+		return out
 	}
-	out := []Schedule{sh.downWhileCommitted()}
+	out = append(out, sh.downWhileCommitted())
 	if s := sh.stoppedMidBatch(); s != nil {
 		out = append(out, s)
 	}
 	return out
+}
+
+// maxSlowBatches caps the batch-into-a-slow-window shapes tried: one per
+// distinct lateness of the failing schedule's slow windows, the first
+// ones.
+const maxSlowBatches = 3
+
+// slowBatches are the batch-into-a-slow-window shapes, one per distinct
+// lateness (and its aim) of the failing schedule's slow windows, in
+// their order, in its time zone.
+func (sh *shrinker) slowBatches() []Schedule {
+	var out []Schedule
+	seen := map[time.Duration]bool{}
+	for _, st := range sh.best {
+		if st.Kind != "broker-slow" || st.Delay <= 0 || seen[st.Delay] || len(out) == maxSlowBatches {
+			continue
+		}
+		seen[st.Delay] = true
+		s := sh.zoned()
+		s = append(s, Step{Kind: "commit", N: 1}, sh.settle(),
+			Step{Kind: "broker-slow", For: time.Second, Delay: st.Delay, Aim: st.Aim, N: 3})
+		out = append(out, s)
+	}
+	return out
+}
+
+// zoned begins a shape: the failing schedule's time zone, if not UTC.
+func (sh *shrinker) zoned() Schedule {
+	if z := sh.best.zone(); z != "UTC" {
+		return Schedule{{Kind: "timezone", Zone: z}}
+	}
+	return Schedule{}
 }
 
 // stoppedMidBatch is the stopped-mid-batch shape, with the failing
@@ -64,11 +102,7 @@ func (sh *shrinker) downWhileCommitted() Schedule {
 // allDown begins both shapes: the failing schedule's time zone, a
 // commit, a settle pause, and every relay killed.
 func (sh *shrinker) allDown() Schedule {
-	s := Schedule{}
-	if z := sh.best.zone(); z != "UTC" {
-		s = append(s, Step{Kind: "timezone", Zone: z})
-	}
-	s = append(s, Step{Kind: "commit", N: 1}, sh.settle())
+	s := append(sh.zoned(), Step{Kind: "commit", N: 1}, sh.settle())
 	for i := range sh.dispatchers {
 		s = append(s, Step{Kind: "kill", N: i})
 	}

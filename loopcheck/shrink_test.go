@@ -164,3 +164,28 @@ func TestShapesAndSteadierTellings(t *testing.T) {
 		t.Error("a story that settles before its first fault was settled again")
 	}
 }
+
+// A schedule with slow windows is first tried as a batch committed into
+// each distinct lateness, in its time zone, its aim kept; one without
+// any gets no such shape.
+func TestSlowBatchShapes(t *testing.T) {
+	s := slices.Concat(found, Schedule{
+		{Kind: "broker-slow", For: 88 * time.Millisecond, Delay: 30*time.Second + 2*time.Millisecond, Aim: 30 * time.Second, N: 1},
+		{Kind: "broker-slow", For: 500 * time.Millisecond, Delay: time.Second, N: 2},
+		{Kind: "broker-slow", For: 60 * time.Millisecond, Delay: time.Second, N: 3}})
+	sh := newTestShrinker(&oracle{}, s, 1)
+	got := sh.shapes()
+	if len(got) != 4 { // two slow batches, down while committed, stopped mid-batch
+		t.Fatalf("%d shapes: %v", len(got), got)
+	}
+	head := Schedule{{Kind: "timezone", Zone: "Asia/Tokyo"}, {Kind: "commit", N: 1}, {Kind: "pause", For: time.Second, Settle: true}}
+	for i, late := range []Step{{Delay: 30*time.Second + 2*time.Millisecond, Aim: 30 * time.Second}, {Delay: time.Second}} {
+		want := append(slices.Clone(head), Step{Kind: "broker-slow", For: time.Second, Delay: late.Delay, Aim: late.Aim, N: 3})
+		if !slices.Equal(got[i], want) {
+			t.Errorf("slow batch %d: %v, want %v", i, got[i], want)
+		}
+	}
+	if n := len(newTestShrinker(&oracle{}, found, 1).slowBatches()); n != 0 {
+		t.Errorf("a schedule without a slow window: %d slow batches", n)
+	}
+}
