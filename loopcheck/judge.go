@@ -137,11 +137,16 @@ func (c *check) quiesce() (*harness.Failure, error) {
 	healed := time.Now()
 	hard, idle := healed.Add(c.opts.HardBound()), healed.Add(c.opts.Recovery)
 	// A late ack the harness holds back past its own slowest (one aimed
-	// at a long deadline the subject declared) moves the hard bound too.
-	if busy := c.bro.busyUntil().Add(c.opts.HardBound() - maxSlowDelay); busy.After(hard) {
-		hard = busy
+	// at a long deadline the subject declared) moves the hard bound too,
+	// given out before healing or after it (the first publish of a
+	// payment committed into a slow window, whenever it comes).
+	extend := func() {
+		if busy := c.bro.busyUntil().Add(c.opts.HardBound() - maxSlowDelay); busy.After(hard) {
+			hard = busy
+		}
+		c.hardBound = hard.Sub(healed)
 	}
-	c.hardBound = hard.Sub(healed)
+	extend()
 	var (
 		last    progress
 		e       endState
@@ -187,6 +192,7 @@ func (c *check) quiesce() (*harness.Failure, error) {
 		if busy := c.bro.busyUntil().Add(c.opts.Recovery); busy.After(idle) {
 			idle = busy
 		}
+		extend()
 		if now := time.Now(); now.After(hard) || now.After(idle) {
 			break
 		}

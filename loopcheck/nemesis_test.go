@@ -70,6 +70,24 @@ func TestBatchAckLongLosesTheRestOfTheBatch(t *testing.T) {
 	}
 }
 
+// The shrinker's batch-into-a-slow-window shape kills it as the last
+// step of a schedule: the drain ends the window before any relay meets
+// it, yet the first publish of each payment committed into it is still
+// late, and the wait after healing outlasts that ack, however late it
+// was given out (a bound fixed at healing was 10.7 s: timely-delivery,
+// on any relay with a 30 s ack deadline).
+func TestBatchAckLongIsKilledByABatchIntoASlowWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a 30 s ack deadline")
+	}
+	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "pause", For: 1500 * time.Millisecond, Settle: true},
+		{Kind: "broker-slow", N: 3, For: time.Second, Delay: 30*time.Second + 2*time.Millisecond, Aim: 30 * time.Second}}
+	story := replayKills(t, refloop.BatchAckLong, loopcheck.Options{}, s, "no-loss")
+	if !strings.Contains(story, "pay-2, pay-3, pay-4 in one transaction") {
+		t.Errorf("the story does not say the payments were committed as one batch:\n%s", story)
+	}
+}
+
 // A relay that publishes inside its FOR UPDATE lock, cut off mid-publish,
 // blocks the other relay: relay-isolation. The reference's other relay
 // publishes the probe.
