@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // A lost reply armed at the next statement strikes the statement itself,
@@ -15,7 +15,7 @@ import (
 // injection (startup, authentication and preparing all pass) the INSERT
 // runs, autocommit, and only its reply is lost.
 func TestLostReplyAtStatementRunsTheStatement(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	admin := connect(t, db.URL)
 	defer admin.Close(context.Background())

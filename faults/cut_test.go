@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // A cut drops what a delay still holds, as it drops everything in flight:
@@ -15,7 +15,7 @@ import (
 // delay, and a heal in that time could block on toxiproxy's flush of the
 // dead connection for 5 s.)
 func TestCutDropsDelayedRequest(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	admin := connect(t, db.URL)
 	defer admin.Close(context.Background())

@@ -13,8 +13,8 @@ import (
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/model"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -35,7 +35,7 @@ func through(t *testing.T, dbURL, addr string) string {
 // must accept the committed row without a problem, and the event must
 // still be delivered with exactly one effect.
 func TestLostCommitReplyIsIndeterminateNotFailed(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)() // the shared cluster's goroutines predate the test
 	ctx := context.Background()
 	admin := open(t, db.URL)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // pgLink is a Net with one link, "actor", in front of the test's server.
@@ -69,7 +69,7 @@ func count(t *testing.T, admin *pgx.Conn, id int) int {
 // same connection, which then goes on: a client without a deadline shorter
 // than the partition never notices it.
 func TestBlackholeHealAnswersHeldQuery(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	n, addr := pgLink(t, db.URL)
 	defer n.Close()
@@ -97,7 +97,7 @@ func TestBlackholeHealAnswersHeldQuery(t *testing.T) {
 // one held on another connection through the same partition commits at the
 // heal.
 func TestBlackholeClosedConnectionNeverCommits(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	admin := connect(t, db.URL)
 	defer admin.Close(context.Background())
@@ -141,7 +141,7 @@ func TestBlackholeClosedConnectionNeverCommits(t *testing.T) {
 // its held INSERT never reaches the server; a connection it did not touch
 // goes on and a new one works.
 func TestSeverHealEndsTouchedConnection(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	admin := connect(t, db.URL)
 	defer admin.Close(context.Background())

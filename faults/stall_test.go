@@ -8,7 +8,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // stalls records what a watcher is told.
@@ -49,7 +49,7 @@ func (s *stalls) count() int {
 // until the heal, at once, not at the caller's deadline; the heal then
 // answers it as before (watching changes nothing the fault does).
 func TestWatchToldOfHeldRequest(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	n, addr := pgLink(t, db.URL)
 	defer n.Close()
@@ -77,7 +77,7 @@ func TestWatchToldOfHeldRequest(t *testing.T) {
 // A request a delay forwards late is told with the instant it goes on;
 // once stop is called the watcher hears nothing more.
 func TestWatchToldOfDelayedRequest(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)()
 	n, addr := pgLink(t, db.URL)
 	defer n.Close()

@@ -137,9 +137,12 @@ func AverageSteps() int {
 // many of these tests fail on purpose (a mutant must be killed). A test
 // that fails prints -rapid.seed=N, which replays it; a run that wants the
 // files asks with -rapid.nofailfile=false. A test that applies a
-// stepcheck.Budget decides for itself (the CLI keeps them in its report
+// harness.Budget decides for itself (the CLI keeps them in its report
 // directory).
 func NoFailFilesUnlessAsked() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "rapid.nofailfile" })
 	if f := flag.Lookup("rapid.nofailfile"); f != nil && !given {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/impl"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // epoch is where every test's clock starts.
@@ -65,7 +65,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	w := &world{t: t, ctx: ctx, url: db.URL, clock: &clock{now: epoch}, ids: &impl.SequentialIDs{}, broker: &broker{}}
 	w.admin = impl.NewStore(w.session())
 	conn, err := w.admin.Session.Conn(ctx)

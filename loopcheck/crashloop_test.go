@@ -6,8 +6,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // An event that crashes every relay publishing it: the seed's rule (only
@@ -21,7 +21,7 @@ func TestCrashLoopIsKilledByCrashLoop(t *testing.T) {
 		t.Errorf("the story shows no crash:\n%s", story)
 	}
 	var passed string
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery, MaxAttempts: 3,
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery, MaxAttempts: 3,
 		OnCheck: func(h *harness.History) { passed = h.Story() }}
 	if n, f, err := loopcheck.Replay(refloop.New, opts, s, "", 1); err != nil || n != 0 {
 		t.Fatalf("the reference failed (%v): %+v", err, f)
@@ -35,7 +35,7 @@ func TestCrashLoopIsKilledByCrashLoop(t *testing.T) {
 // (CrashLooper, 0) is not judged, and the step says why.
 func TestCrashLoopDeclaredNotApplicable(t *testing.T) {
 	var story string
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery,
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery,
 		OnCheck: func(h *harness.History) { story = h.Story() }}
 	if n, f, err := loopcheck.Replay(refloop.LockHeld, opts, loopcheck.Schedule{{Kind: "crash-loop"}}, "", 1); err != nil || n != 0 {
 		t.Fatalf("a subject that declares no crash-loop bound failed (%v): %+v", err, f)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // onceDouble is the reference whose Effects, once in the whole run,
@@ -40,7 +40,7 @@ func TestFlakyFailureTellsItsStory(t *testing.T) {
 		return onceDouble{s, calls}, err
 	}
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, newSubject, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL})
+	res := loopcheck.Run(rec, newSubject, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL})
 	if !res.Flaky || res.Failure == nil {
 		t.Fatalf("flaky %v, failure %+v\n%s", res.Flaky, res.Failure, rec.Output())
 	}

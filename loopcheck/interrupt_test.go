@@ -6,8 +6,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // An interrupt mid-run abandons the schedule in progress unjudged, starts
@@ -20,7 +20,7 @@ func TestInterruptStopsTheLoopRun(t *testing.T) {
 	time.AfterFunc(4*time.Second, func() { close(stop) })
 	start := time.Now()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Interrupt: stop})
+	res := loopcheck.Run(rec, refloop.New, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Interrupt: stop})
 	took := time.Since(start)
 	if !res.Interrupted || res.Failure != nil || rec.Failed() || res.Checks < 1 || res.Checks > 20 {
 		t.Fatalf("interrupted %v, failure %v, recorder failed %v, %d schedules:\n%s", res.Interrupted, res.Failure, rec.Failed(), res.Checks, rec.Output())

@@ -12,8 +12,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // undead is the reference whose Dispatch leaves a goroutine behind that
@@ -72,7 +72,7 @@ func TestKilledRelayCannotWork(t *testing.T) {
 	}
 	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "kill", N: 0}, {Kind: "kill", N: 1},
 		{Kind: "pause", For: 300 * time.Millisecond}, {Kind: "commit", N: 1}}
-	n, f, err := loopcheck.Replay(newSubject, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
+	n, f, err := loopcheck.Replay(newSubject, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL}, s, "", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +96,12 @@ func TestConsumerCrashesAtFailpoints(t *testing.T) {
 		{Kind: "crash-consumer", N: 1, At: harness.BeforeCommit}}
 	restore := harness.Budget{Checks: 1}.Apply()
 	defer restore()
-	n, f, err := loopcheck.Replay(refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
+	n, f, err := loopcheck.Replay(refloop.New, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL}, s, "", 1)
 	if err != nil || n != 0 {
 		t.Fatalf("the reference failed under consumer crashes (%v): %+v", err, f)
 	}
 	var story *harness.History
-	_, f, _ = loopcheck.Replay(onceDuplicated, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, s, "", 1)
+	_, f, _ = loopcheck.Replay(onceDuplicated, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL}, s, "", 1)
 	if f != nil {
 		story = f.History
 	}

@@ -11,11 +11,11 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 // The reference relay loop, with LISTEN/NOTIFY wake-ups and two
 // dispatchers, passes under partitions (held and severed), kills, and
@@ -24,7 +24,7 @@ func TestReferenceLoop(t *testing.T) {
 	restore := harness.Budget{Checks: 20, Seed: 7, ShrinkTime: time.Second}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, refloop.New, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL})
+	res := loopcheck.Run(rec, refloop.New, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL})
 	if res.Failure != nil || rec.Failed() {
 		t.Fatalf("the reference loop failed:\n%s\n%s", res.Story(), rec.Output())
 	}
@@ -52,7 +52,7 @@ var outage = loopcheck.Schedule{{Kind: "broker-down", For: 1500 * time.Milliseco
 // A broker outage longer than the retry budget ends with the reference's
 // event DEAD, visibly, and the run passes: dead is not lost.
 func TestOutageLongerThanRetryBudgetEndsDead(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	opts := loopcheck.Options{DatabaseURL: db.URL, MaxAttempts: 3}
 	n, f, err := loopcheck.Replay(refloop.New, opts, outage, "", 1)
 	if err != nil {
@@ -80,7 +80,7 @@ func TestOutageLongerThanRetryBudgetEndsDead(t *testing.T) {
 // A relay that deletes an event once it is DEAD, leaving no trace, loses
 // it: no-loss, on the same outage.
 func TestDeleteDeadIsKilledByNoLoss(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, MaxAttempts: 3}
 	n, f, err := loopcheck.Replay(refloop.DeleteDead, opts, outage, "no-loss", 2)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestDeleteDeadShrinks(t *testing.T) {
 	defer restore()
 	start := time.Now()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery,
+	res := loopcheck.Run(rec, refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery,
 		Parallel: loopcheck.DefaultParallel()})
 	if res.Failure == nil || res.Failure.Property != "no-loss" {
 		t.Fatalf("delete-dead was not killed by no-loss: %s", res.Story())
@@ -126,7 +126,7 @@ func TestDeleteDeadShrinks(t *testing.T) {
 // A relay that wakes only on notifications leaves a failed publish's retry
 // and an expired lease waiting forever: still in its outbox, late.
 func TestNotifyOnlyIsLate(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: time.Second}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: time.Second}
 	// The payment's first publish is refused, however late the relay
 	// comes to it (a broker outage of a few hundred ms missed it on a
 	// loaded machine): only a rescan would retry it.
@@ -155,7 +155,7 @@ func TestReplayScheduleFile(t *testing.T) {
 	if err := loopcheck.WriteFile(path, loopcheck.File{Property: "no-loss", Options: opts, Schedule: outage}); err != nil {
 		t.Fatal(err)
 	}
-	n, f, err := loopcheck.ReplayFile(refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL}, path, 1)
+	n, f, err := loopcheck.ReplayFile(refloop.DeleteDead, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL}, path, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestSlowRescanPasses(t *testing.T) {
 	restore := harness.Budget{Checks: 4, Seed: 11, ShrinkTime: time.Second}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, refloop.SlowRescan, loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.SlowRescanRecovery})
+	res := loopcheck.Run(rec, refloop.SlowRescan, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.SlowRescanRecovery})
 	if res.Failure != nil || rec.Failed() {
 		t.Fatalf("the slow relay failed:\n%s\n%s", res.Story(), rec.Output())
 	}
@@ -207,7 +207,7 @@ var poisoned = loopcheck.Schedule{{Kind: "poison", N: 1}, {Kind: "commit", N: 1}
 // The reference gives up on a poison event after MaxAttempts and shows it
 // dead: the run passes.
 func TestPoisonEndsDead(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, MaxAttempts: 3, Recovery: refloop.Recovery}
 	n, f, err := loopcheck.Replay(refloop.New, opts, poisoned, "", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +221,7 @@ func TestPoisonEndsDead(t *testing.T) {
 // finds nothing due east of it: the sessions' TimeZone is part of the
 // schedule, and timely-delivery names the late payment.
 func TestNaiveUTCDueIsLateEastOfUTC(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 	in := func(zone string) loopcheck.Schedule {
 		return loopcheck.Schedule{{Kind: "timezone", Zone: zone}, {Kind: "commit", N: 1}, {Kind: "pause", For: 200 * time.Millisecond}}
 	}
@@ -241,7 +241,7 @@ func TestNaiveUTCDueIsLateEastOfUTC(t *testing.T) {
 // on a slow broker: relay-liveness names it as it happens. The reference,
 // on the same slow broker, delivers.
 func TestTimeoutIsShutdownStopsTheRelay(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Dispatchers: 1, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Dispatchers: 1, Recovery: refloop.Recovery}
 	// The first payment, committed into the slow window, is acked after
 	// the relay's 2 s call deadline (the message is in all the same); the
 	// second finds the relay gone. The window and the pause leave a loaded

@@ -9,15 +9,15 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // replayKills replays s on mutant, which property must kill every time,
 // and on the reference, which must pass it.
 func replayKills(t *testing.T, mutant loopcheck.NewSubject, opts loopcheck.Options, s loopcheck.Schedule, property string) string {
 	t.Helper()
-	opts.DatabaseURL, opts.Recovery = pgtest.Database(t).URL, refloop.Recovery
+	opts.DatabaseURL, opts.Recovery = pgscratch.NewDatabase(t).URL, refloop.Recovery
 	n, f, err := loopcheck.Replay(mutant, opts, s, property, 1)
 	if err != nil || n != 1 {
 		t.Fatalf("killed by %s %d of 1 (%v): %+v", property, n, err, f)
@@ -119,7 +119,7 @@ func newTattler(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, erro
 // correct outbox lives through: the reference passes, and the story (told
 // by tattler) shows each did what it says.
 func TestReferenceLivesThroughStopsHoldsAndWedges(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "stop", N: 0}, {Kind: "hold-tx", For: 500 * time.Millisecond},
 		{Kind: "commit", N: 2}, {Kind: "restart", N: 0}, {Kind: "wedge"}, {Kind: "pause", For: 200 * time.Millisecond}}
 	if n, f, err := loopcheck.Replay(refloop.New, opts, s, "", 1); err != nil || n != 0 {
@@ -167,7 +167,7 @@ func TestSecondDeadLetterIsSeen(t *testing.T) {
 		s, err := refloop.Build(ctx, env, refloop.Options{Notify: true})
 		return &lateSecond{Subject: s, first: map[string]time.Time{}}, err
 	}
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery, MaxAttempts: 3}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery, MaxAttempts: 3}
 	n, f, err := loopcheck.Replay(newSubject, opts, poisoned, "dead-exclusive", 1)
 	if err != nil || n != 1 {
 		t.Fatalf("killed by dead-exclusive %d of 1 (%v): %+v", n, err, f)
@@ -186,7 +186,7 @@ func TestNoTakeoverIsKilledByTakeover(t *testing.T) {
 		t.Errorf("the story does not say the stranded relay held row locks:\n%s", story)
 	}
 	var passed string
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery,
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery,
 		OnCheck: func(h *harness.History) { passed = h.Story() }}
 	if n, f, err := loopcheck.Replay(refloop.LockHeld, opts, s, "", 1); err != nil || n != 0 {
 		t.Fatalf("a lock-held claim with an idle timeout failed (%v): %+v", err, f)
@@ -213,7 +213,7 @@ func TestCloseAcksUnsentIsKilledByNoLoss(t *testing.T) {
 	if !strings.Contains(story, "stopped by its Stop") {
 		t.Errorf("the story does not say the relay stopped through its own Stop:\n%s", story)
 	}
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery, Dispatchers: 1}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery, Dispatchers: 1}
 	if n, f, err := loopcheck.Replay(refloop.Graceful, opts, s, "", 1); err != nil || n != 0 {
 		t.Fatalf("the graceful reference failed (%v): %+v", err, f)
 	}

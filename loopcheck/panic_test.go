@@ -7,8 +7,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // panicky is the reference whose relay 1 panics at once.
@@ -32,7 +32,7 @@ func TestDispatchPanicIsTheRelaysEnd(t *testing.T) {
 		}
 		return panicky{s}, err
 	}
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 	n, f, err := loopcheck.Replay(newPanicky, opts, loopcheck.Schedule{{Kind: "commit"}, {Kind: "pause", For: 1e8}}, "relay-liveness", 1)
 	if err != nil || n != 1 || !strings.Contains(f.Message, "Dispatch panicked: assignment to entry in nil map") {
 		t.Fatalf("relay-liveness %d of 1 (%v): %+v", n, err, f)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // Several schedules at once: each runner builds its own subject on its
@@ -19,7 +19,7 @@ import (
 func TestParallelRunnersLeaveNothing(t *testing.T) {
 	restore := harness.Budget{Checks: 8, Seed: 2}.Apply()
 	defer restore()
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, db.URL)

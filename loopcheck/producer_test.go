@@ -13,7 +13,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // rowWriter enqueues a payment as one row of lost_commit, on either
@@ -39,7 +39,7 @@ func (rowWriter) EnqueueSQL(ctx context.Context, tx *sql.Tx, p harness.Payment) 
 // a new one. On database/sql the same: whatever database/sql makes of
 // pgx's error. Nothing the producers open outlives close.
 func TestLostCommitReplyIsIndeterminateOnBothDrivers(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)() // the shared cluster's goroutines predate the test
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

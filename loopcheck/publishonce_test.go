@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // Two relays publish one event with no fault between: LockHeld, which
@@ -17,7 +17,7 @@ import (
 // them, so the other relay takes them too.
 func TestLockReleasedEarlyIsKilledByPublishAtMostOnce(t *testing.T) {
 	s := loopcheck.Schedule{{Kind: "broker-slow", For: 3 * time.Second, Delay: 200 * time.Millisecond, N: 3}, {Kind: "commit"}, {Kind: "commit"}, {Kind: "pause", For: 2 * time.Second}}
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 	n, f, err := loopcheck.Replay(refloop.LockReleasedEarly, opts, s, "publish-at-most-once", 3)
 	if err != nil || n != 3 {
 		t.Fatalf("killed by publish-at-most-once %d of 3 (%v): %+v", n, err, f)

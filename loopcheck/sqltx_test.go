@@ -17,8 +17,8 @@ import (
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // sqlRef is the reference loop with its producer's two INSERTs written on
@@ -84,7 +84,7 @@ func (s *sqlRef) Close() error {
 // them) and passes; the harness called EnqueueSQL, and nothing it opened
 // outlives the run: no goroutine, no session on the producer's link.
 func TestSQLTxSubjectPasses(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/pgscratch.startPinned.func1"))()
 	restore := harness.Budget{Checks: 15, Seed: 5, ShrinkTime: time.Second}.Apply()
 	defer restore()
@@ -107,7 +107,7 @@ func TestSQLTxSubjectPasses(t *testing.T) {
 // COMMIT (the payment committed, the producer saw "conn closed" and
 // counted it maybe-committed), 9 and more the next payment's.
 func TestSQLTxLostReplyOnProducerLink(t *testing.T) {
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 	var calls atomic.Int64
 	for k := range 12 {
 		s := loopcheck.Schedule{{Kind: "partition", Link: "producer", Fault: "lost-reply", After: k}, {Kind: "commit", N: 2},
@@ -163,7 +163,7 @@ func TestSQLTxBrokenEnqueueIsCaught(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var calls atomic.Int64
-			opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, Recovery: refloop.Recovery}
+			opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 			n, f, err := loopcheck.Replay(newSQLRef(c.outside, c.drop, &calls), opts, c.steps, c.property, 2)
 			if err != nil {
 				t.Fatal(err)

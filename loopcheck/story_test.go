@@ -7,8 +7,8 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // Every schedule step is in the story under its own number, the ones
@@ -21,7 +21,7 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 		{Kind: "restart", N: 0}, {Kind: "restart", N: 0}, {Kind: "stop", N: 1}, {Kind: "stop", N: 1}, {Kind: "restart", N: 1},
 		{Kind: "commit", N: 3}, {Kind: "broker-down", For: 50 * time.Millisecond}, {Kind: "pause", For: 150 * time.Millisecond},
 		{Kind: "broker-slow", For: 50 * time.Millisecond, Delay: 10 * time.Millisecond}, {Kind: "pause", For: 150 * time.Millisecond}}, outage...)
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, MaxAttempts: 3}
 	n, f, err := loopcheck.Replay(refloop.DeleteDead, opts, s, "no-loss", 1)
 	if err != nil || n != 1 {
 		t.Fatalf("delete-dead killed by no-loss %d of 1 (%v): %+v", n, err, f)
@@ -62,7 +62,7 @@ func TestEveryStepIsInTheStoryUnderItsNumber(t *testing.T) {
 // that a schedule which no longer fails can still be read.
 func TestReplayShowsEveryStory(t *testing.T) {
 	var stories []harness.History
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL,
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL,
 		OnCheck: func(h *harness.History) { stories = append(stories, *h) }}
 	n, _, err := loopcheck.Replay(refloop.New, opts, loopcheck.Schedule{{Kind: "commit", N: 1}}, "", 2)
 	if err != nil || n != 0 {

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/selftest/bench"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -21,27 +22,27 @@ import (
 //
 //	go test -run '^$' -bench StepsVsBareSQL ./stepcheck/
 func BenchmarkStepsVsBareSQL(b *testing.B) {
-	db := pgtest.Database(b)
+	db := pgscratch.NewDatabase(b)
 	setFlagTB(b, "rapid.checks", "20")
 	var steps int
-	var harness time.Duration
+	var inHarness time.Duration
 	var log bench.CallLog
 	for b.Loop() {
 		start := time.Now()
 		stepcheck.Run(b, log.Record(reference.New), stepcheck.Options{DatabaseURL: db.URL,
-			OnCheck: func(h *stepcheck.History) { steps += len(h.Entries) }})
-		harness += time.Since(start)
+			OnCheck: func(h *harness.History) { steps += len(h.Entries) }})
+		inHarness += time.Since(start)
 	}
 	b.StopTimer()
-	bare, err := bench.BareOps(context.Background(), pgtest.Database(b).URL, 2000)
+	bare, err := bench.BareOps(context.Background(), pgscratch.NewDatabase(b).URL, 2000)
 	if err != nil {
 		b.Fatal(err)
 	}
-	same, err := log.Replay(context.Background(), pgtest.Database(b).URL, reference.New)
+	same, err := log.Replay(context.Background(), pgscratch.NewDatabase(b).URL, reference.New)
 	if err != nil {
 		b.Fatal(err)
 	}
-	stepRate := float64(steps) / harness.Seconds()
+	stepRate := float64(steps) / inHarness.Seconds()
 	b.ReportMetric(stepRate, "steps/s")
 	b.ReportMetric(bare.Rate(), "bare-ops/s")
 	b.ReportMetric(bare.Rate()/stepRate, "bare/step-ratio")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"pgregory.net/rapid"
 )
 
@@ -16,10 +17,10 @@ import (
 // false otherwise. Such a subject could not be checked: its first error
 // says why. An operation that fails only some of its calls (under
 // faults, say) is not broken.
-func (r *runner) brokenSubject(e evidence) (f Failure, ok bool) {
+func (r *runner) brokenSubject(e evidence) (f harness.Failure, ok bool) {
 	ops := r.calls.broken(e)
 	if len(ops) == 0 || !r.harnessAlive() {
-		return Failure{}, false
+		return harness.Failure{}, false
 	}
 	return r.calls.failure(ops), true
 }
@@ -111,10 +112,10 @@ func (e *buildError) Unwrap() error { return e.err }
 // unbuilt is the subject's failure when open failed because NewSubject
 // returned an error of the subject's own (ownError) while the harness
 // reaches the database: the subject could not even be built.
-func (r *runner) unbuilt(err error) (Failure, bool) {
+func (r *runner) unbuilt(err error) (harness.Failure, bool) {
 	var be *buildError
 	if !errors.As(err, &be) || !ownError(be.err, r.opts.Faults) || r.harness == nil || !r.harnessAlive() {
-		return Failure{}, false
+		return harness.Failure{}, false
 	}
-	return Failure{SubjectError: true, Operation: "NewSubject", Message: fmt.Sprintf("NewSubject failed: %v", be.err)}, true
+	return harness.Failure{SubjectError: true, Operation: "NewSubject", Message: fmt.Sprintf("NewSubject failed: %v", be.err)}, true
 }

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -24,10 +25,10 @@ func TestOnlyASubjectThatNeverSucceedsIsBroken(t *testing.T) {
 	setFlag(t, "rapid.checks", "20")
 	setFlag(t, "rapid.shrinktime", "2s")
 	setFlag(t, "rapid.nofailfile", "true") // its failures are on purpose: nothing to replay later
-	run := func(t *testing.T, newSubject stepcheck.NewSubject, opts stepcheck.Options) (stepcheck.Summary, *stepcheck.Recorder) {
+	run := func(t *testing.T, newSubject stepcheck.NewSubject, opts stepcheck.Options) (harness.Summary, *harness.Recorder) {
 		t.Helper()
-		rec := stepcheck.NewRecorder(t.Name(), nil)
-		opts.DatabaseURL = pgtest.Database(t).URL
+		rec := harness.NewRecorder(t.Name(), nil)
+		opts.DatabaseURL = pgscratch.NewDatabase(t).URL
 		return stepcheck.Run(rec, newSubject, opts), rec
 	}
 	boom := errors.New("boom: not implemented")
@@ -103,14 +104,14 @@ func always(err error) stepcheck.NewSubject {
 type brokenSubject struct{ err error }
 
 func (b brokenSubject) Reset(context.Context) error { return b.err }
-func (b brokenSubject) Commit(context.Context, stepcheck.Payment, time.Time) (string, error) {
+func (b brokenSubject) Commit(context.Context, harness.Payment, time.Time) (string, error) {
 	return "", b.err
 }
-func (b brokenSubject) Rollback(context.Context, stepcheck.Payment, time.Time) error { return b.err }
+func (b brokenSubject) Rollback(context.Context, harness.Payment, time.Time) error { return b.err }
 func (b brokenSubject) Claim(context.Context, int, time.Time, int) ([]stepcheck.Claimed, error) {
 	return nil, b.err
 }
-func (b brokenSubject) Publish(context.Context, int, stepcheck.Claimed, stepcheck.Publisher) error {
+func (b brokenSubject) Publish(context.Context, int, stepcheck.Claimed, harness.Publisher) error {
 	return b.err
 }
 func (b brokenSubject) MarkPublished(context.Context, int, stepcheck.Claimed, time.Time) (bool, error) {
@@ -129,12 +130,12 @@ func (b brokenSubject) Cleanup(context.Context, time.Time, time.Duration) (int, 
 func (b brokenSubject) Stats(context.Context, time.Time) (stepcheck.Stats, error) {
 	return stepcheck.Stats{}, b.err
 }
-func (b brokenSubject) Handle(context.Context, int, stepcheck.Message, stepcheck.Failpoints) error {
+func (b brokenSubject) Handle(context.Context, int, harness.Message, harness.Failpoints) error {
 	return b.err
 }
 func (b brokenSubject) Rows(context.Context) ([]stepcheck.Row, error)   { return nil, b.err }
 func (b brokenSubject) Effects(context.Context) (map[string]int, error) { return nil, b.err }
-func (b brokenSubject) Crash(stepcheck.Actor)                           {}
+func (b brokenSubject) Crash(harness.Actor)                             {}
 func (b brokenSubject) Indeterminate(error) bool                        { return false }
 func (b brokenSubject) Close() error                                    { return nil }
 
@@ -154,14 +155,14 @@ type failingSubject struct {
 	commits, handles, marks, published atomic.Int64
 }
 
-func (s *failingSubject) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
+func (s *failingSubject) Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error) {
 	if err := s.fail("Commit", s.commits.Add(1)); err != nil {
 		return "", err
 	}
 	return s.Subject.Commit(ctx, p, now)
 }
 
-func (s *failingSubject) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
+func (s *failingSubject) Handle(ctx context.Context, c int, m harness.Message, fp harness.Failpoints) error {
 	if err := s.fail("Handle", s.handles.Add(1)); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ var ErrRefused = harness.ErrRefused
 // Whether the next publish is refused is decided by the action before the
 // call, so every choice comes from rapid.
 type Broker struct {
-	Log     []Message
+	Log     []harness.Message
 	refuse  bool // refuse the next publish
 	loseAck bool // accept the next publish but lose its acknowledgement
 	// duplicate says the last publish carried an event the broker had.
@@ -26,7 +26,7 @@ type Broker struct {
 var ErrAckLost = harness.ErrAckLost
 
 // Publish implements Publisher.
-func (b *Broker) Publish(_ context.Context, m Message) error {
+func (b *Broker) Publish(_ context.Context, m harness.Message) error {
 	if b.refuse {
 		return ErrRefused
 	}
@@ -47,4 +47,6 @@ func (b *Broker) Publish(_ context.Context, m Message) error {
 // per run, a broker once per check.
 type currentBroker struct{ b *Broker }
 
-func (c *currentBroker) Publish(ctx context.Context, m Message) error { return c.b.Publish(ctx, m) }
+func (c *currentBroker) Publish(ctx context.Context, m harness.Message) error {
+	return c.b.Publish(ctx, m)
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // callCtx is a subject call's context: a deadline that the harness may
@@ -107,8 +109,8 @@ func (c *callCtx) end(err error, early bool) {
 // its deadline. What the call did stays unknown where it was (a request
 // held after the COMMIT went out): only the wait is cut. It returns the
 // function that stops watching.
-func (m *machine) watchStalls(a Actor, ctx *callCtx) (stop func()) {
-	if m.links == nil || m.links.net == nil || a.Role == Operator {
+func (m *machine) watchStalls(a harness.Actor, ctx *callCtx) (stop func()) {
+	if m.links == nil || m.links.net == nil || a.Role == harness.Operator {
 		return func() {}
 	}
 	stop, err := m.links.net.Watch(a.String(), func(until time.Time) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // calls counts a run's subject calls per operation (a Subject method):
@@ -27,9 +29,9 @@ type opCalls struct {
 	// firstFailed is the first of them, own or not.
 	failed      int
 	firstFailed error
-	first       error    // its first own failure; nil if none
-	where       string   // where that happened, in words
-	hist        *History // the check it happened in, up to its step upto
+	first       error            // its first own failure; nil if none
+	where       string           // where that happened, in words
+	hist        *harness.History // the check it happened in, up to its step upto
 	upto        int
 }
 
@@ -37,7 +39,7 @@ type opCalls struct {
 // subject's own doing, and at says where the run stands: in words, and
 // as the check's history and how many of its steps have begun (called
 // only for a first own failure).
-func (c *calls) add(op string, err error, own, induced bool, at func() (string, *History, int)) {
+func (c *calls) add(op string, err error, own, induced bool, at func() (string, *harness.History, int)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ops == nil {
@@ -88,7 +90,7 @@ func (c *calls) broken(e evidence) []string {
 // failure is the subject's failure for its broken operations (at least
 // one): the first of them, with its first error and the story of the
 // check up to it.
-func (c *calls) failure(broken []string) Failure {
+func (c *calls) failure(broken []string) harness.Failure {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.ops[broken[0]]
@@ -96,9 +98,9 @@ func (c *calls) failure(broken []string) Failure {
 	if len(broken) > 1 {
 		msg += fmt.Sprintf(" (nor did %s)", strings.Join(broken[1:], ", "))
 	}
-	f := Failure{SubjectError: true, Operation: broken[0], Message: msg}
+	f := harness.Failure{SubjectError: true, Operation: broken[0], Message: msg}
 	if o.hist != nil && o.upto > 0 {
-		f.History = &History{Entries: slices.Clone(o.hist.Entries[:o.upto])}
+		f.History = &harness.History{Entries: slices.Clone(o.hist.Entries[:o.upto])}
 	}
 	return f
 }

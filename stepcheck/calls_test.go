@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -31,7 +32,7 @@ func TestNeverSucceededIsCalledOut(t *testing.T) {
 	// A fixed seed: with a random one, the reference's 40 checks now and
 	// then never reached a DEAD row to redrive, and the test failed.
 	setFlag(t, "rapid.seed", "1")
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	sum := stepcheck.Exercise(t, func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		s, err := reference.New(ctx, env)
 		return brokenRedrive{s}, err
@@ -72,9 +73,9 @@ func (s lyingMark) Indeterminate(err error) bool {
 // When the database shows an effect of a call the subject called a
 // definite failure, the message points at Indeterminate, with the error.
 func TestDefiniteErrorThatTookEffectPointsAtIndeterminate(t *testing.T) {
-	defer stepcheck.Budget{Checks: 100}.Apply()() // no fail files
-	db := pgtest.Database(t)
-	rec := stepcheck.NewRecorder(t.Name(), nil)
+	defer harness.Budget{Checks: 100}.Apply()() // no fail files
+	db := pgscratch.NewDatabase(t)
+	rec := harness.NewRecorder(t.Name(), nil)
 	sum := stepcheck.Run(rec, func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		s, err := reference.New(ctx, env)
 		return lyingMark{s}, err

@@ -1,6 +1,9 @@
 package stepcheck
 
-import "pgregory.net/rapid"
+import (
+	"github.com/outboxcheck/outboxcheck/harness"
+	"pgregory.net/rapid"
+)
 
 // AdvanceClock moves the harness's time, around the edges or freely.
 //
@@ -20,7 +23,7 @@ func (m *machine) AdvanceClock(t *rapid.T) {
 	if rescue {
 		input += ", then the rescuer runs"
 	}
-	e := m.record("AdvanceClock", Actor{Role: Operator}, input)
+	e := m.record("AdvanceClock", harness.Actor{Role: harness.Operator}, input)
 	m.advance(t, dt)
 	if rescue {
 		m.rescueIn(t, e)

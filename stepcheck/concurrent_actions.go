@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -35,8 +36,8 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 	for i := range limits {
 		limits[i] = rapid.IntRange(1, m.opts.MaxBatch).Draw(t, "limit")
 	}
-	e := m.record("ClaimTogether", Actor{Role: Dispatcher, N: ds[0]},
-		fmt.Sprintf("with %s, limits %d and %d", Actor{Role: Dispatcher, N: ds[1]}, limits[0], limits[1]))
+	e := m.record("ClaimTogether", harness.Actor{Role: harness.Dispatcher, N: ds[0]},
+		fmt.Sprintf("with %s, limits %d and %d", harness.Actor{Role: harness.Dispatcher, N: ds[1]}, limits[0], limits[1]))
 
 	var got [2][]Claimed
 	calls := make([]func(context.Context) error, 2)
@@ -47,14 +48,14 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 			return err
 		}
 	}
-	errs := m.together(t, []Actor{{Role: Dispatcher, N: ds[0]}, {Role: Dispatcher, N: ds[1]}}, calls)
+	errs := m.together(t, []harness.Actor{{Role: harness.Dispatcher, N: ds[0]}, {Role: harness.Dispatcher, N: ds[1]}}, calls)
 	var parts []string
 	for i := range got {
 		var ids []string
 		for _, c := range got[i] {
 			ids = append(ids, fmt.Sprintf("%s(claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s", Actor{Role: Dispatcher, N: ds[i]}, result(errs[i], "claimed ["+strings.Join(ids, " ")+"]")))
+		parts = append(parts, fmt.Sprintf("%s: %s", harness.Actor{Role: harness.Dispatcher, N: ds[i]}, result(errs[i], "claimed ["+strings.Join(ids, " ")+"]")))
 	}
 	e.Result, e.Outcome = strings.Join(parts, "; "), m.worstOutcome(errs)
 

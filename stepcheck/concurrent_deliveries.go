@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -23,7 +24,7 @@ func (m *machine) DeliverTogether(t *rapid.T) {
 	}
 	i := m.pickMessage(t)
 	msg := m.broker.Log[i]
-	cs := []Actor{{Role: Consumer, N: 0}, {Role: Consumer, N: 1}}
+	cs := []harness.Actor{{Role: harness.Consumer, N: 0}, {Role: harness.Consumer, N: 1}}
 	e := m.record("DeliverTogether", cs[0], fmt.Sprintf("message #%d %s, with %s", i+1, msg.ID, cs[1]))
 	calls := make([]func(context.Context) error, len(cs))
 	for k, c := range cs {

@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -33,21 +34,21 @@ func (m *machine) Deliver(t *rapid.T) {
 func (m *machine) CrashConsumer(t *rapid.T) {
 	i := m.pickMessage(t)
 	c := rapid.IntRange(0, m.opts.Consumers-1).Draw(t, "consumer")
-	at := rapid.SampledFrom([]Failpoint{BeforeCommit, AfterCommit}).Draw(t, "where")
+	at := rapid.SampledFrom([]harness.Failpoint{harness.BeforeCommit, harness.AfterCommit}).Draw(t, "where")
 	m.sum.Crashes.ConsumerScheduled++
 	m.deliver(t, c, i, at)
 }
 
-func (m *machine) deliver(t *rapid.T, c, i int, crashAt Failpoint) {
+func (m *machine) deliver(t *rapid.T, c, i int, crashAt harness.Failpoint) {
 	msg := m.broker.Log[i]
-	a := Actor{Role: Consumer, N: c}
+	a := harness.Actor{Role: harness.Consumer, N: c}
 	action := "Deliver"
 	if crashAt != "" {
 		action = "CrashConsumer"
 	}
 	e := m.record(action, a, fmt.Sprintf("message #%d %s%s", i+1, msg.ID, suffix(crashAt)))
-	hit := Failpoint("")
-	fp := func(p Failpoint) error {
+	hit := harness.Failpoint("")
+	fp := func(p harness.Failpoint) error {
 		if p != crashAt {
 			return nil
 		}
@@ -68,13 +69,13 @@ func (m *machine) deliver(t *rapid.T, c, i int, crashAt Failpoint) {
 
 // delivery is what the model may assume of a Handle that returned err,
 // having crashed at failpoint hit ("" if none).
-func (m *machine) delivery(err error, hit Failpoint) model.Delivery {
+func (m *machine) delivery(err error, hit harness.Failpoint) model.Delivery {
 	switch {
 	case err == nil:
 		return model.Acked
-	case hit == BeforeCommit:
+	case hit == harness.BeforeCommit:
 		return model.CrashedBefore
-	case hit == AfterCommit:
+	case hit == harness.AfterCommit:
 		return model.CrashedAfter
 	case m.subj.Indeterminate(err):
 		return model.DeliveryUnknown
@@ -82,7 +83,7 @@ func (m *machine) delivery(err error, hit Failpoint) model.Delivery {
 	return model.DeliveryRejected
 }
 
-func suffix(p Failpoint) string {
+func suffix(p harness.Failpoint) string {
 	if p == "" {
 		return ""
 	}

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -15,14 +16,14 @@ import (
 func histories(t *testing.T, url string) []string {
 	var out []string
 	stepcheck.Exercise(t, reference.New, stepcheck.Options{DatabaseURL: url,
-		OnCheck: func(h *stepcheck.History) { out = append(out, h.Story()) }})
+		OnCheck: func(h *harness.History) { out = append(out, h.Story()) }})
 	return out
 }
 
 // One seed, run twice, gives identical histories: every choice comes from
 // rapid and time from the harness's clock.
 func TestSameSeedSameHistory(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	setFlag(t, "rapid.seed", "424242")
 	setFlag(t, "rapid.checks", "20")
 	a, b := histories(t, db.URL), histories(t, db.URL)
@@ -49,7 +50,7 @@ func TestSameSeedSameHistoryUnderFaults(t *testing.T) {
 	run := func() []string {
 		var out []string
 		o := opts
-		o.OnCheck = func(h *stepcheck.History) { out = append(out, h.Story()) }
+		o.OnCheck = func(h *harness.History) { out = append(out, h.Story()) }
 		stepcheck.Exercise(t, reference.New, o)
 		return out
 	}
@@ -68,10 +69,10 @@ func TestSameSeedSameHistoryUnderFaults(t *testing.T) {
 // failure paths are reached: a green run is not green because nothing
 // happened.
 func TestEveryActionRuns(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	counts := map[string]int{}
 	stepcheck.Exercise(t, reference.New, stepcheck.Options{DatabaseURL: db.URL,
-		OnCheck: func(h *stepcheck.History) {
+		OnCheck: func(h *harness.History) {
 			for _, e := range h.Entries {
 				counts[e.Action]++
 				if strings.HasPrefix(e.Result, "error") {
@@ -105,7 +106,7 @@ func TestCheckReplaysAloneUnderFaults(t *testing.T) {
 		setFlag(t, "rapid.seed", fmt.Sprint(seed))
 		setFlag(t, "rapid.checks", fmt.Sprint(checks))
 		o := opts
-		o.OnCheck = func(h *stepcheck.History) { out = append(out, h.Story()) }
+		o.OnCheck = func(h *harness.History) { out = append(out, h.Story()) }
 		stepcheck.Exercise(t, reference.New, o)
 		return out
 	}

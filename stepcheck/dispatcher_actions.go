@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -30,7 +31,7 @@ func (m *machine) pickDispatcher(t *rapid.T, crashed bool) int {
 func (m *machine) Claim(t *rapid.T) {
 	d := m.pickDispatcher(t, false)
 	limit := rapid.IntRange(1, m.opts.MaxBatch).Draw(t, "limit")
-	e := m.record("Claim", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("limit %d", limit))
+	e := m.record("Claim", harness.Actor{Role: harness.Dispatcher, N: d}, fmt.Sprintf("limit %d", limit))
 	got, err := m.claim(t, d, limit)
 	var ids []string
 	for _, c := range got {
@@ -62,7 +63,7 @@ func (m *machine) applyClaim(t *rapid.T, limit int, got []Claimed) {
 // memories must not depend on it.
 func (m *machine) claim(t *rapid.T, d, limit int) ([]Claimed, error) {
 	var got []Claimed
-	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
+	err := m.call(t, harness.Actor{Role: harness.Dispatcher, N: d}, func(ctx context.Context) (err error) { got, err = m.subj.Claim(ctx, d, m.m.Now, limit); return })
 	slices.SortFunc(got, func(a, b Claimed) int { return strings.Compare(a.ID, b.ID) })
 	return got, err
 }
@@ -73,9 +74,9 @@ func (m *machine) Publish(t *rapid.T) {
 	d, i := m.pickHeld(t, unpublished)
 	h := &m.held[d][i]
 	m.drawBroker(t)
-	e := m.record("Publish", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
+	e := m.record("Publish", harness.Actor{Role: harness.Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", h.c.ID, h.c.ClaimID))
 	before := len(m.broker.Log)
-	err := m.do(Actor{Role: Dispatcher, N: d}, func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
+	err := m.do(harness.Actor{Role: harness.Dispatcher, N: d}, func(ctx context.Context) error { return m.subj.Publish(ctx, d, h.c, m.broker) })
 	m.published = h.c.ClaimID
 	m.countBroker()
 	m.finish(e, err, "acknowledged")
@@ -91,9 +92,9 @@ func (m *machine) Publish(t *rapid.T) {
 func (m *machine) MarkPublished(t *rapid.T) {
 	d, i := m.pickHeld(t, acked)
 	c := m.held[d][i].c
-	e := m.record("MarkPublished", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", c.ID, c.ClaimID))
+	e := m.record("MarkPublished", harness.Actor{Role: harness.Dispatcher, N: d}, fmt.Sprintf("%s (claim %s)", c.ID, c.ClaimID))
 	var changed bool
-	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, d, c, m.m.Now); return })
+	err := m.call(t, harness.Actor{Role: harness.Dispatcher, N: d}, func(ctx context.Context) (err error) { changed, err = m.subj.MarkPublished(ctx, d, c, m.m.Now); return })
 	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	m.drop(d, i)
 	var ps []model.Problem
@@ -105,9 +106,9 @@ func (m *machine) MarkPublished(t *rapid.T) {
 func (m *machine) MarkFailed(t *rapid.T) {
 	d, i := m.pickHeld(t, refused)
 	c := m.held[d][i].c
-	e := m.record("MarkFailed", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("%s (claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
+	e := m.record("MarkFailed", harness.Actor{Role: harness.Dispatcher, N: d}, fmt.Sprintf("%s (claim %s, attempts %d)", c.ID, c.ClaimID, c.Attempts))
 	var changed bool
-	err := m.call(t, Actor{Role: Dispatcher, N: d}, func(ctx context.Context) (err error) {
+	err := m.call(t, harness.Actor{Role: harness.Dispatcher, N: d}, func(ctx context.Context) (err error) {
 		changed, err = m.subj.MarkFailed(ctx, d, c, m.m.Now, m.held[d][i].cause)
 		return
 	})
@@ -122,8 +123,8 @@ func (m *machine) MarkFailed(t *rapid.T) {
 // claims is gone.
 func (m *machine) CrashDispatcher(t *rapid.T) {
 	d := m.pickDispatcher(t, false)
-	m.record("CrashDispatcher", Actor{Role: Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
-	m.crash(Actor{Role: Dispatcher, N: d})
+	m.record("CrashDispatcher", harness.Actor{Role: harness.Dispatcher, N: d}, fmt.Sprintf("forgets %d claims", len(m.held[d])))
+	m.crash(harness.Actor{Role: harness.Dispatcher, N: d})
 	m.held[d], m.crashed[d] = nil, true
 	m.sum.Crashes.Dispatcher++
 }
@@ -131,6 +132,6 @@ func (m *machine) CrashDispatcher(t *rapid.T) {
 // RestartDispatcher brings a crashed dispatcher back with an empty memory.
 func (m *machine) RestartDispatcher(t *rapid.T) {
 	d := m.pickDispatcher(t, true)
-	m.record("Restart", Actor{Role: Dispatcher, N: d}, "")
+	m.record("Restart", harness.Actor{Role: harness.Dispatcher, N: d}, "")
 	m.crashed[d] = false
 }

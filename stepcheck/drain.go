@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -26,12 +27,12 @@ const maxDrainRounds = 8
 // flight and its session is as good as a new one: a restart would only
 // cost a reconnect, about 4 ms or twenty bare SQL operations.
 func (m *machine) drain(t *rapid.T) {
-	m.record("Drain", Actor{Role: Operator}, "heal, restart the dispatchers that hold claims or lost their link, dispatch and deliver until quiet")
+	m.record("Drain", harness.Actor{Role: harness.Operator}, "heal, restart the dispatchers that hold claims or lost their link, dispatch and deliver until quiet")
 	m.draining = true
 	defer func() { m.draining = false }()
 	m.healAll(t)
 	for d := range m.held {
-		if a := (Actor{Role: Dispatcher, N: d}); len(m.held[d]) > 0 || m.unheard[a] {
+		if a := (harness.Actor{Role: harness.Dispatcher, N: d}); len(m.held[d]) > 0 || m.unheard[a] {
 			m.crash(a)
 		}
 		m.held[d], m.crashed[d] = nil, false
@@ -60,7 +61,7 @@ func (m *machine) passDeadlines(t *rapid.T) {
 		return
 	}
 	dt := next.Sub(m.m.Now) + time.Millisecond
-	m.record("AdvanceClock", Actor{Role: Operator}, "+"+dt.String()+" (drain)")
+	m.record("AdvanceClock", harness.Actor{Role: harness.Operator}, "+"+dt.String()+" (drain)")
 	m.advance(t, dt)
 }
 
@@ -77,7 +78,7 @@ func (m *machine) drainRescue(t *rapid.T) int {
 	if m.opts.Semantics.Rescue == nil {
 		return 0
 	}
-	e := m.record("Rescue", Actor{Role: Operator}, "re-queue every lease that is over (drain)")
+	e := m.record("Rescue", harness.Actor{Role: harness.Operator}, "re-queue every lease that is over (drain)")
 	n, err := m.rescue()
 	m.finish(e, err, fmt.Sprintf("re-queued %d", n))
 	if err != nil {
@@ -106,16 +107,16 @@ func (m *machine) drainDispatch(t *rapid.T) int {
 // accepting.
 func (m *machine) Publish0(t *rapid.T) {
 	h := m.held[0][0]
-	e := m.record("Publish", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
+	e := m.record("Publish", harness.Actor{Role: harness.Dispatcher}, h.c.ID+" (drain)")
 	before := len(m.broker.Log)
-	err := m.do(Actor{Role: Dispatcher}, func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
+	err := m.do(harness.Actor{Role: harness.Dispatcher}, func(ctx context.Context) error { return m.subj.Publish(ctx, 0, h.c, m.broker) })
 	m.finish(e, err, "acknowledged")
 	m.applyPublishes(t, before)
 	m.published = h.c.ClaimID
 	m.Check(t) // a subject may mark inside Publish: see it before the mark
-	e = m.record("MarkPublished", Actor{Role: Dispatcher}, h.c.ID+" (drain)")
+	e = m.record("MarkPublished", harness.Actor{Role: harness.Dispatcher}, h.c.ID+" (drain)")
 	var changed bool
-	err = m.call(t, Actor{Role: Dispatcher}, func(ctx context.Context) (err error) {
+	err = m.call(t, harness.Actor{Role: harness.Dispatcher}, func(ctx context.Context) (err error) {
 		changed, err = m.subj.MarkPublished(ctx, 0, h.c, m.m.Now)
 		return
 	})
@@ -150,7 +151,7 @@ func (m *machine) drainDeliver(t *rapid.T) int {
 // on a fresh session with a longer deadline, as plumbing is. Only a
 // failure of the subject's own, or the last try's, fails the check.
 func (m *machine) drainClaim(t *rapid.T, limit int) []Claimed {
-	a := Actor{Role: Dispatcher}
+	a := harness.Actor{Role: harness.Dispatcher}
 	for try := 0; ; try++ {
 		e := m.record("Claim", a, fmt.Sprintf("limit %d (drain)", limit))
 		m.drainTry = try

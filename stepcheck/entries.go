@@ -3,12 +3,16 @@
 
 package stepcheck
 
-import "regexp"
+import (
+	"regexp"
 
-func (m *machine) record(action string, a Actor, input string) *Entry {
+	"github.com/outboxcheck/outboxcheck/harness"
+)
+
+func (m *machine) record(action string, a harness.Actor, input string) *harness.Entry {
 	m.flushBroker()
 	m.early = ""
-	return m.hist.Add(Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
+	return m.hist.Add(harness.Entry{Clock: m.m.Now, Action: action, Actor: a.String(), Input: input})
 }
 
 func result(err error, ok string) string {

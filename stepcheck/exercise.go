@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"pgregory.net/rapid"
 )
 
@@ -14,7 +15,7 @@ import (
 // runs a random sequence of actions with the safety properties after each,
 // drains, and checks liveness. It fails t with the shrunk counterexample,
 // and logs the run's summary (checks, fault coverage, what did not apply).
-func Exercise(t *testing.T, newSubject NewSubject, opts Options) Summary {
+func Exercise(t *testing.T, newSubject NewSubject, opts Options) harness.Summary {
 	t.Helper()
 	sum := Run(t, newSubject, opts)
 	t.Logf("outboxcheck: %v", sum)
@@ -28,7 +29,7 @@ type runner struct {
 	subj    Subject
 	links   *links
 	harness *ownSession
-	sum     Summary
+	sum     harness.Summary
 	started time.Time
 	broker  currentBroker // Env.Broker: the running check's broker
 	clock   *dbClock      // the database's clock (Options.DatabaseClock), else nil
@@ -42,20 +43,20 @@ type runner struct {
 }
 
 // Run is Exercise for any rapid.TB (a CLI supplies its own).
-func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
+func Run(tb rapid.TB, newSubject NewSubject, opts Options) harness.Summary {
 	tb.Helper()
 	opts = opts.withDefaults()
-	r := &runner{ctx: context.Background(), opts: opts, sum: Summary{NotApplicable: map[string]string{}, Time: &Timing{}}, started: time.Now()}
+	r := &runner{ctx: context.Background(), opts: opts, sum: harness.Summary{NotApplicable: map[string]string{}, Time: &harness.Timing{}}, started: time.Now()}
 	defer func() { r.sum.Time.Total = time.Since(r.started) }()
 	if err := opts.Semantics.Validate(); err != nil {
-		r.record(Failure{Infrastructure: true, Message: "configuration: " + err.Error()})
+		r.record(harness.Failure{Infrastructure: true, Message: "configuration: " + err.Error()})
 		tb.Fatalf("outboxcheck: configuration error: %v", err)
 		return r.sum
 	}
 	if opts.DatabaseURL == "" {
 		cleanup, err := r.provision()
 		if err != nil {
-			r.record(Failure{Infrastructure: true, Message: err.Error()})
+			r.record(harness.Failure{Infrastructure: true, Message: err.Error()})
 			tb.Fatalf("infrastructure error: %v", err)
 			return r.sum
 		}
@@ -69,7 +70,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 			tb.Fatalf("subject error: %s", f.Message)
 			return r.sum
 		}
-		r.record(Failure{Infrastructure: true, Message: err.Error()})
+		r.record(harness.Failure{Infrastructure: true, Message: err.Error()})
 		tb.Fatalf("infrastructure error: %v", err)
 		return r.sum
 	}
@@ -113,7 +114,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
 		r.broker.b, r.cur = m.broker, m
 		ids.Store(0)
-		if err := m.doAs(Actor{Role: Operator}, SpentReset, r.subj.Reset); err != nil {
+		if err := m.doAs(harness.Actor{Role: harness.Operator}, harness.SpentReset, r.subj.Reset); err != nil {
 			m.failedCall(t, "reset", err)
 		}
 		m.freshStart(t)
@@ -157,7 +158,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Summary {
 		return r.sum
 	}
 	if err := r.leftovers(); err != nil {
-		r.record(Failure{Infrastructure: true, Message: err.Error()})
+		r.record(harness.Failure{Infrastructure: true, Message: err.Error()})
 		tb.Errorf("infrastructure error: %v", err)
 	}
 	r.judgeAtEnd(tb)
@@ -172,6 +173,6 @@ func (r *runner) checkpoint(steps int) {
 		now.Network = r.links.net.Coverage()
 	}
 	injected, struck := now.Faults()
-	r.sum.Progress = append(r.sum.Progress, Checkpoint{Check: r.sum.Checks, Elapsed: time.Since(r.started),
+	r.sum.Progress = append(r.sum.Progress, harness.Checkpoint{Check: r.sum.Checks, Elapsed: time.Since(r.started),
 		Steps: steps, Faults: injected, Struck: struck})
 }

@@ -8,19 +8,20 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
 // faultable lists the actors whose links can be partitioned.
-func (m *machine) faultable() []Actor { return faultable(m.opts) }
+func (m *machine) faultable() []harness.Actor { return faultable(m.opts) }
 
-func faultable(o Options) []Actor {
-	out := []Actor{{Role: Producer}}
+func faultable(o Options) []harness.Actor {
+	out := []harness.Actor{{Role: harness.Producer}}
 	for d := range o.Dispatchers {
-		out = append(out, Actor{Role: Dispatcher, N: d})
+		out = append(out, harness.Actor{Role: harness.Dispatcher, N: d})
 	}
 	for c := range o.Consumers {
-		out = append(out, Actor{Role: Consumer, N: c})
+		out = append(out, harness.Actor{Role: harness.Consumer, N: c})
 	}
 	return out
 }
@@ -55,7 +56,7 @@ func describeFault(f faults.Fault) string {
 
 // Heal removes the fault from a partitioned link and settles the actor.
 func (m *machine) Heal(t *rapid.T) {
-	var faulty []Actor
+	var faulty []harness.Actor
 	for _, a := range m.faultable() {
 		if m.links.net.Faulty(a.String()) {
 			faulty = append(faulty, a)
@@ -69,7 +70,7 @@ func (m *machine) Heal(t *rapid.T) {
 	m.heal(t, a)
 }
 
-func (m *machine) heal(t *rapid.T, a Actor) {
+func (m *machine) heal(t *rapid.T, a harness.Actor) {
 	m.links.net.Heal(a.String())
 	m.settle(t, a)
 }
@@ -95,7 +96,7 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 	r := refs[rapid.IntRange(0, len(refs)-1).Draw(t, "claim")]
 	afterSend := rapid.Bool().Draw(t, "after send")
 	h := m.held[r.d][r.i]
-	a := Actor{Role: Dispatcher, N: r.d}
+	a := harness.Actor{Role: harness.Dispatcher, N: r.d}
 	kind := faults.Reset
 	if afterSend {
 		kind = faults.LostReply
@@ -136,8 +137,8 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 		skip("the database crashed once in this check")
 	}
 	m.dbCrashed = true
-	m.record("CrashDatabase", Actor{Role: Operator}, "SIGKILL postmaster and backends, restart, recover")
-	defer m.since(SpentDBCrash, time.Now())
+	m.record("CrashDatabase", harness.Actor{Role: harness.Operator}, "SIGKILL postmaster and backends, restart, recover")
+	defer m.since(harness.SpentDBCrash, time.Now())
 	ctx, cancel := context.WithTimeout(m.ctx, time.Minute)
 	defer cancel()
 	if err := m.opts.CrashDatabase(ctx); err != nil {
@@ -148,7 +149,7 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 	for _, a := range m.faultable() {
 		m.crash(a) // their sockets are dead; let them reconnect
 	}
-	m.subj.Crash(Actor{Role: Operator})
+	m.subj.Crash(harness.Actor{Role: harness.Operator})
 	if err := withRetries(m.ctx, 0, m.harness.reconnect); err != nil {
 		m.infra(t, "reconnect after database crash", err)
 	}

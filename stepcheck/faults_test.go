@@ -8,17 +8,18 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/internal/leakcheck"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // faultOptions turns every fault on, with database crashes when the test
 // binary owns its cluster.
 func faultOptions(t *testing.T) stepcheck.Options {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	opts := stepcheck.Options{DatabaseURL: db.URL, Faults: true}
-	if c := pgtest.Cluster(t); c.Owned() {
+	if c := pgscratch.Shared(t); c.Owned() {
 		opts.CrashDatabase = c.Crash
 	}
 	return opts
@@ -35,7 +36,7 @@ func TestReferenceUnderFaults(t *testing.T) {
 	// postmaster under a new one.
 	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/pgscratch.startPinned.func1"))()
 	said := 0 // results that say which fault ended their call early
-	opts.OnCheck = func(h *stepcheck.History) {
+	opts.OnCheck = func(h *harness.History) {
 		for _, e := range h.Entries {
 			if strings.Contains(e.Result, "(ended early: a partition on "+e.Actor+"'s link held its request)") {
 				said++

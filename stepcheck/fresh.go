@@ -1,6 +1,9 @@
 package stepcheck
 
-import "pgregory.net/rapid"
+import (
+	"github.com/outboxcheck/outboxcheck/harness"
+	"pgregory.net/rapid"
+)
 
 // Where a fault strikes depends on the session it strikes: what a
 // connection remembers (pgx's statement cache) changes how many requests
@@ -32,7 +35,7 @@ func (m *machine) healAll(t *rapid.T) {
 }
 
 // crash cuts actor a's session, as a dying process would.
-func (m *machine) crash(a Actor) {
+func (m *machine) crash(a harness.Actor) {
 	m.subj.Crash(a)
 	m.fresh[a] = true
 	delete(m.unheard, a)
@@ -40,7 +43,7 @@ func (m *machine) crash(a Actor) {
 
 // freshen gives actor a a session of this check's own, before a fault
 // goes on its link.
-func (m *machine) freshen(t *rapid.T, a Actor) {
+func (m *machine) freshen(t *rapid.T, a harness.Actor) {
 	if m.fresh[a] {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"pgregory.net/rapid"
 )
 
@@ -53,7 +54,7 @@ func (m *machine) closeGate(ctx context.Context) (*gate, error) {
 // gate: each call starts once the ones before it have queued (so ids are
 // minted in a fixed order), then the gate opens and they run together.
 // errs[i] is call i's error; an actor whose call failed is settled.
-func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Context) error) []error {
+func (m *machine) together(t *rapid.T, actors []harness.Actor, calls []func(context.Context) error) []error {
 	// The gate's own statements are quick (the harness's session is never
 	// faulted), but it waits up to gateWait for each call to queue, and a
 	// call held up by a fault takes up to CallTimeout to give up.
@@ -76,7 +77,7 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 		wg.Go(func() {
 			defer finished.Add(1)
 			defer func() { panics[i] = recover() }() // m.do recorded it; re-raised below, on rapid's goroutine
-			errs[i] = m.doAs(actors[i], SpentNone, calls[i])
+			errs[i] = m.doAs(actors[i], harness.SpentNone, calls[i])
 		})
 		if gateErr == nil {
 			gateErr = m.waitQueued(ctx, g, apps[:i+1], &finished)
@@ -91,7 +92,7 @@ func (m *machine) together(t *rapid.T, actors []Actor, calls []func(context.Cont
 			panic(p)
 		}
 	}
-	m.since(SpentGate, start) // the calls' time too: they overlap the waits
+	m.since(harness.SpentGate, start) // the calls' time too: they overlap the waits
 	if gateErr != nil {
 		m.infra(t, "gate", gateErr)
 	}

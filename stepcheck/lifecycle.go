@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
@@ -45,7 +46,7 @@ func (r *runner) open(newSubject NewSubject) error {
 		}
 	}
 	env := Env{
-		ConnString: func(a Actor) string {
+		ConnString: func(a harness.Actor) string {
 			s, lerr := r.links.connString(a)
 			if lerr != nil {
 				err = lerr

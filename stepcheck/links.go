@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
@@ -18,7 +19,7 @@ const settleTimeout = 30 * time.Second // generous: a loaded machine is slow, no
 
 // appName is the application_name of actor a's sessions, by which the
 // harness finds them in pg_stat_activity.
-func appName(a Actor) string { return "outboxcheck-" + a.String() }
+func appName(a harness.Actor) string { return "outboxcheck-" + a.String() }
 
 // links gives every actor its own connection string. With a fault net,
 // producer, dispatchers and consumers go through their own proxy; the
@@ -40,9 +41,9 @@ func newLinks(dbURL string, withFaults bool) (*links, error) {
 	return l, nil
 }
 
-func (l *links) connString(a Actor) (string, error) {
+func (l *links) connString(a harness.Actor) (string, error) {
 	u := *l.base
-	if l.net != nil && a.Role != Operator {
+	if l.net != nil && a.Role != harness.Operator {
 		addr, err := l.net.Link(a.String())
 		if err != nil {
 			return "", err
@@ -65,11 +66,11 @@ func (l *links) close() {
 // actor's link (whatever was in flight is lost) and waits until the server
 // has no session of the actor left. Only then may an unknown outcome be
 // resolved by reading the database (DESIGN §5).
-func (m *machine) settle(t *rapid.T, a Actor) {
-	if m.links.net == nil || a.Role == Operator {
+func (m *machine) settle(t *rapid.T, a harness.Actor) {
+	if m.links.net == nil || a.Role == harness.Operator {
 		return
 	}
-	defer m.since(SpentSettle, time.Now())
+	defer m.since(harness.SpentSettle, time.Now())
 	m.fresh[a] = true // its next call opens a new session
 	m.unheard[a] = true
 	if err := m.links.net.Cut(a.String()); err != nil {

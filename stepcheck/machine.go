@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -17,7 +18,7 @@ type machine struct {
 	broker  *Broker
 	held    [][]held
 	crashed []bool
-	hist    *History
+	hist    *harness.History
 	pays    int
 
 	lastCommit time.Time // harness time of the last producer commit
@@ -31,10 +32,10 @@ type machine struct {
 	prior   *priorRead // the last read-back (readback.go)
 	called  bool       // a subject call ran since the last read-back
 	links   *links
-	fresh   map[Actor]bool // actors whose session was cut in this check (fresh.go)
-	unheard map[Actor]bool // actors whose link a settle cut since their subject last heard of a crash
+	fresh   map[harness.Actor]bool // actors whose session was cut in this check (fresh.go)
+	unheard map[harness.Actor]bool // actors whose link a settle cut since their subject last heard of a crash
 	harness *ownSession
-	sum     *Summary
+	sum     *harness.Summary
 	run     *runner
 
 	early    string                           // the fault that ended the last call early, or ""
@@ -46,6 +47,6 @@ type machine struct {
 func newMachine(r *runner) *machine {
 	return &machine{ctx: r.ctx, opts: r.opts, subj: r.subj, m: model.New(r.opts.Start, r.opts.Semantics),
 		broker: &Broker{}, held: make([][]held, r.opts.Dispatchers),
-		crashed: make([]bool, r.opts.Dispatchers), hist: &History{},
-		links: r.links, fresh: map[Actor]bool{}, unheard: map[Actor]bool{}, harness: r.harness, sum: &r.sum, run: r}
+		crashed: make([]bool, r.opts.Dispatchers), hist: &harness.History{},
+		links: r.links, fresh: map[harness.Actor]bool{}, unheard: map[harness.Actor]bool{}, harness: r.harness, sum: &r.sum, run: r}
 }

@@ -1,14 +1,18 @@
 package stepcheck
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/outboxcheck/outboxcheck/harness"
+)
 
 // counts is every operation's CallCount.
-func (c *calls) counts() map[string]CallCount {
+func (c *calls) counts() map[string]harness.CallCount {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := map[string]CallCount{}
+	out := map[string]harness.CallCount{}
 	for op, o := range c.ops {
-		cc := CallCount{Calls: o.ok + o.own + o.other, OK: o.ok, Failed: o.failed}
+		cc := harness.CallCount{Calls: o.ok + o.own + o.other, OK: o.ok, Failed: o.failed}
 		if o.firstFailed != nil {
 			cc.FirstError = normalize(o.firstFailed.Error())
 		}
@@ -23,7 +27,7 @@ func (c *calls) counts() map[string]CallCount {
 // outbox's state machine, and the message says where to look.
 func (m *machine) definiteHint() string {
 	e := m.last()
-	if e == nil || e.Outcome != OutcomeFailed || harnessFailed[e.Action] {
+	if e == nil || e.Outcome != harness.OutcomeFailed || harnessFailed[e.Action] {
 		return ""
 	}
 	return fmt.Sprintf(" (hint: the %s just before failed with an error your Indeterminate called definite, meaning it took no effect: %s; if such an error can follow an effect (a lost reply), Indeterminate must say true)",

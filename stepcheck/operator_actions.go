@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -34,9 +35,9 @@ func (m *machine) Redrive(t *rapid.T) {
 		pool = all
 	}
 	id := rapid.SampledFrom(sorted(pool)).Draw(t, "event")
-	e := m.record("Redrive", Actor{Role: Operator}, id)
+	e := m.record("Redrive", harness.Actor{Role: harness.Operator}, id)
 	var changed bool
-	err := m.do(Actor{Role: Operator}, func(ctx context.Context) (err error) { changed, err = m.subj.Redrive(ctx, id, m.m.Now); return })
+	err := m.do(harness.Actor{Role: harness.Operator}, func(ctx context.Context) (err error) { changed, err = m.subj.Redrive(ctx, id, m.m.Now); return })
 	m.finish(e, err, fmt.Sprintf("changed=%v", changed))
 	var ps []model.Problem
 	m.m, ps = model.Redrive(m.m, id, changed, m.outcome(err))
@@ -46,9 +47,9 @@ func (m *machine) Redrive(t *rapid.T) {
 // Cleanup has the operator delete old PUBLISHED rows.
 func (m *machine) Cleanup(t *rapid.T) {
 	retention := rapid.SampledFrom([]time.Duration{0, time.Second, time.Minute, time.Hour}).Draw(t, "retention")
-	e := m.record("Cleanup", Actor{Role: Operator}, "retention "+retention.String())
+	e := m.record("Cleanup", harness.Actor{Role: harness.Operator}, "retention "+retention.String())
 	var n int
-	err := m.do(Actor{Role: Operator}, func(ctx context.Context) (err error) { n, err = m.subj.Cleanup(ctx, m.m.Now, retention); return })
+	err := m.do(harness.Actor{Role: harness.Operator}, func(ctx context.Context) (err error) { n, err = m.subj.Cleanup(ctx, m.m.Now, retention); return })
 	m.finish(e, err, fmt.Sprintf("deleted %d", n))
 	var ps []model.Problem
 	m.m, ps = model.Cleanup(m.m, retention, n, m.outcome(err))

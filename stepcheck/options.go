@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -30,7 +31,7 @@ type Options struct {
 	// Start is the harness clock's first instant. Default 2026-01-01 UTC.
 	Start time.Time
 	// OnCheck, if set, receives each check's history when it ends.
-	OnCheck func(*History)
+	OnCheck func(*harness.History)
 	// Faults turns on the fault actions: network partitions per actor link
 	// (through an embedded toxiproxy), broker faults, crashes mid-request,
 	// and CrashDatabase when it is set.

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // drawPartition draws the link and the fault of a Partition. The fixed
@@ -16,7 +17,7 @@ import (
 // holding a published claim, whose mark comes next), and it strikes at
 // the next COMMIT half the time, at the next statement (a claim's or a
 // mark's) a quarter, after a count of requests the rest.
-func (m *machine) drawPartition(t *rapid.T) (Actor, faults.Fault) {
+func (m *machine) drawPartition(t *rapid.T) (harness.Actor, faults.Fault) {
 	if m.opts.Draw == DrawFixed {
 		return m.drawPartitionFixed(t)
 	}
@@ -39,11 +40,11 @@ func (m *machine) drawPartition(t *rapid.T) (Actor, faults.Fault) {
 }
 
 // drawLink draws the link to partition, half the time among the hot ones.
-func (m *machine) drawLink(t *rapid.T) Actor {
-	hot := []Actor{{Role: Producer}}
+func (m *machine) drawLink(t *rapid.T) harness.Actor {
+	hot := []harness.Actor{{Role: harness.Producer}}
 	for d := range m.held {
 		if !m.crashed[d] && slices.ContainsFunc(m.held[d], func(h held) bool { return h.state != unpublished }) {
-			hot = append(hot, Actor{Role: Dispatcher, N: d})
+			hot = append(hot, harness.Actor{Role: harness.Dispatcher, N: d})
 		}
 	}
 	if rapid.Bool().Draw(t, "hot link") {
@@ -53,7 +54,7 @@ func (m *machine) drawLink(t *rapid.T) Actor {
 }
 
 // drawPartitionFixed is the draw before swarm testing.
-func (m *machine) drawPartitionFixed(t *rapid.T) (Actor, faults.Fault) {
+func (m *machine) drawPartitionFixed(t *rapid.T) (harness.Actor, faults.Fault) {
 	a := rapid.SampledFrom(m.faultable()).Draw(t, "link")
 	f := faults.Fault{
 		Kind:  rapid.SampledFrom(faults.All).Draw(t, "kind"),

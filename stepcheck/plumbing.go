@@ -3,6 +3,8 @@ package stepcheck
 import (
 	"context"
 	"time"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // The harness's own calls (reading the subject's state back, resetting it
@@ -25,12 +27,12 @@ import (
 var plumbingDeadlines = []time.Duration{5 * time.Second, 15 * time.Second, 40 * time.Second}
 
 // isPlumbing reports whether calls of kind s are the harness's own.
-func isPlumbing(s Spent) bool { return s == SpentReadBacks || s == SpentReset }
+func isPlumbing(s harness.Spent) bool { return s == harness.SpentReadBacks || s == harness.SpentReset }
 
 // plumb runs fn, a plumbing call of actor a, retrying as described above.
 // While rapid shrinks, a retry that would start past the shrink deadline
 // does not: the candidate is given up anyway (see shrinkDiscard).
-func (m *machine) plumb(a Actor, s Spent, fn func(ctx context.Context) error) error {
+func (m *machine) plumb(a harness.Actor, s harness.Spent, fn func(ctx context.Context) error) error {
 	var err error
 	for i, d := range plumbingDeadlines {
 		if i > 0 {

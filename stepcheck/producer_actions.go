@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -22,10 +23,10 @@ func (m *machine) Commit(t *rapid.T) {
 	}
 	m.lastCommit = m.m.Now
 	p := m.newPayment()
-	e := m.record("Commit", Actor{Role: Producer}, p.ID)
+	e := m.record("Commit", harness.Actor{Role: harness.Producer}, p.ID)
 	var id string
 	before := len(m.broker.Log)
-	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
+	err := m.call(t, harness.Actor{Role: harness.Producer}, func(ctx context.Context) (err error) { id, err = m.subj.Commit(ctx, p, m.m.Now); return })
 	m.finish(e, err, "event "+id)
 	var ps []model.Problem
 	m.m, ps = model.Commit(m.m, p.ID, id, m.outcome(err))
@@ -37,9 +38,9 @@ func (m *machine) Commit(t *rapid.T) {
 func (m *machine) Rollback(t *rapid.T) {
 	m.payable()
 	p := m.newPayment()
-	e := m.record("Rollback", Actor{Role: Producer}, p.ID)
+	e := m.record("Rollback", harness.Actor{Role: harness.Producer}, p.ID)
 	before := len(m.broker.Log)
-	err := m.call(t, Actor{Role: Producer}, func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
+	err := m.call(t, harness.Actor{Role: harness.Producer}, func(ctx context.Context) error { return m.subj.Rollback(ctx, p, m.m.Now) })
 	m.finish(e, err, "rolled back")
 	m.m = model.Rollback(m.m, p.ID)
 	m.applyPublishes(t, before) // a producer that publishes itself (dual write)
@@ -61,7 +62,7 @@ func (m *machine) payable() {
 	}
 }
 
-func (m *machine) newPayment() Payment {
+func (m *machine) newPayment() harness.Payment {
 	m.pays++
-	return Payment{ID: fmt.Sprintf("pay-%d", m.pays), MerchantID: fmt.Sprintf("merchant-%d", m.pays%3), AmountCents: int64(100 * m.pays)}
+	return harness.Payment{ID: fmt.Sprintf("pay-%d", m.pays), MerchantID: fmt.Sprintf("merchant-%d", m.pays%3), AmountCents: int64(100 * m.pays)}
 }

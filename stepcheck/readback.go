@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -41,7 +42,7 @@ func (m *machine) readBack() (model.Observed, []model.Problem, error) {
 	}
 	var rows []Row
 	var effects map[string]int
-	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
+	err := m.doAs(harness.Actor{Role: harness.Operator}, harness.SpentReadBacks, func(ctx context.Context) (err error) {
 		if rows, err = m.subj.Rows(ctx); err != nil {
 			return fmt.Errorf("rows: %w", err)
 		}
@@ -73,7 +74,7 @@ func (m *machine) readsAll() bool {
 // has what it asks at this time.
 func (m *machine) readAll() (model.Observed, []model.Problem, error) {
 	var rb ReadBack
-	err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
+	err := m.doAs(harness.Actor{Role: harness.Operator}, harness.SpentReadBacks, func(ctx context.Context) (err error) {
 		rb, err = m.subj.(tallied).ReadBack(ctx, m.m.Now)
 		return err
 	})
@@ -106,7 +107,7 @@ func (m *machine) readOps() (st Stats, nextAt time.Time, next bool, err error) {
 		nextAt, next = p.nextAt, p.next
 	}
 	if askStats || askNext {
-		err = m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) {
+		err = m.doAs(harness.Actor{Role: harness.Operator}, harness.SpentReadBacks, func(ctx context.Context) (err error) {
 			if askStats {
 				if st, err = m.subj.Stats(ctx, m.m.Now); err != nil {
 					return fmt.Errorf("stats: %w", err)

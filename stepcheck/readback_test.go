@@ -9,8 +9,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -40,13 +41,13 @@ func (s readBackSubject) Rows(ctx context.Context) ([]stepcheck.Row, error) {
 // Rows, and what that call returns is what the harness judges: a ReadBack
 // that leaves out the ledger is caught.
 func TestReadBackerIsWhatIsRead(t *testing.T) {
-	defer stepcheck.Budget{Checks: 20, ShrinkTime: time.Second}.Apply()() // no fail files
-	db := pgtest.Database(t)
-	run := func(hide bool) (stepcheck.Summary, int64, int64) {
+	defer harness.Budget{Checks: 20, ShrinkTime: time.Second}.Apply()() // no fail files
+	db := pgscratch.NewDatabase(t)
+	run := func(hide bool) (harness.Summary, int64, int64) {
 		var readBacks, rows atomic.Int64
 		var tb rapid.TB = t
 		if hide {
-			tb = stepcheck.NewRecorder("lying-readback", nil)
+			tb = harness.NewRecorder("lying-readback", nil)
 		}
 		sum := stepcheck.Run(tb, func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 			s, err := reference.Build(ctx, env, mutants.Mutant{})

@@ -8,7 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -16,14 +17,14 @@ import (
 // machine: every safety property after every action, liveness after the
 // drain. -rapid.checks and -rapid.steps scale it.
 func TestReference(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	stepcheck.Exercise(t, reference.New, stepcheck.Options{DatabaseURL: db.URL})
 }
 
 // A database the tool did not create is never touched: every check deletes
 // rows, so a URL that points at real data must be refused.
 func TestRefusesForeignDatabase(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	conn, err := pgx.Connect(context.Background(), db.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestRefusesForeignDatabase(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS NULL"); err != nil {
 		t.Fatal(err)
 	}
-	c := stepcheck.NewRecorder(t.Name(), nil)
+	c := harness.NewRecorder(t.Name(), nil)
 	sum := stepcheck.Run(c, reference.New, stepcheck.Options{DatabaseURL: db.URL})
 	// Give the mark back so the test's cleanup may drop the database.
 	if _, err := conn.Exec(context.Background(), "COMMENT ON DATABASE "+db.Name+" IS '"+mark+"'"); err != nil {
@@ -67,7 +68,7 @@ func TestRunProvisionsItsOwnDatabase(t *testing.T) {
 // TestKillMatrix.)
 func TestReferenceConcurrent(t *testing.T) {
 	t.Run("fault-free", func(t *testing.T) {
-		counts := concurrentSteps(t, stepcheck.Options{DatabaseURL: pgtest.Database(t).URL, Concurrent: true})
+		counts := concurrentSteps(t, stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Concurrent: true})
 		for _, name := range []string{"both claimed", "both acknowledged"} {
 			if counts[name] == 0 {
 				t.Errorf("no step where %s", name)
@@ -85,7 +86,7 @@ func TestReferenceConcurrent(t *testing.T) {
 // which both calls succeeded with something to show.
 func concurrentSteps(t *testing.T, opts stepcheck.Options) map[string]int {
 	counts := map[string]int{}
-	opts.OnCheck = func(h *stepcheck.History) {
+	opts.OnCheck = func(h *harness.History) {
 		for _, e := range h.Entries {
 			parts := strings.Split(e.Result, "; ")
 			switch {

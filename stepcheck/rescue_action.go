@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -13,11 +14,11 @@ import (
 // every lease that is over is re-queued, its claim revoked (only for a
 // subject whose Semantics.Rescue says expired leases go back this way).
 func (m *machine) Rescue(t *rapid.T) {
-	m.rescueIn(t, m.record("Rescue", Actor{Role: Operator}, "re-queue every lease that is over"))
+	m.rescueIn(t, m.record("Rescue", harness.Actor{Role: harness.Operator}, "re-queue every lease that is over"))
 }
 
 // rescueIn runs the rescuer's pass as (part of) the step e records.
-func (m *machine) rescueIn(t *rapid.T, e *Entry) {
+func (m *machine) rescueIn(t *rapid.T, e *harness.Entry) {
 	n, err := m.rescue()
 	m.finish(e, err, fmt.Sprintf("re-queued %d", n))
 	var ps []model.Problem
@@ -27,7 +28,7 @@ func (m *machine) rescueIn(t *rapid.T, e *Entry) {
 
 // rescue runs the subject's Rescue under the per-call deadline.
 func (m *machine) rescue() (n int, err error) {
-	err = m.do(Actor{Role: Operator}, func(ctx context.Context) (err error) {
+	err = m.do(harness.Actor{Role: harness.Operator}, func(ctx context.Context) (err error) {
 		n, err = m.subj.(Rescuer).Rescue(ctx, m.m.Now)
 		return
 	})

@@ -9,7 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // An actor cut while its statement waits on a row lock leaves a backend
@@ -17,7 +18,7 @@ import (
 // the socket). With no server-wide timeout to end it, settle ends it
 // itself, well within settleTimeout.
 func TestSettleEndsSessionWaitingOnLock(t *testing.T) {
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	l, err := newLinks(db.URL, true)
@@ -36,7 +37,7 @@ func TestSettleEndsSessionWaitingOnLock(t *testing.T) {
 	holder := lockRow(t, ctx, db.URL)
 	defer holder.Rollback(ctx)
 
-	a := Actor{Role: Dispatcher}
+	a := harness.Actor{Role: harness.Dispatcher}
 	cs, err := l.connString(a)
 	if err != nil {
 		t.Fatal(err)

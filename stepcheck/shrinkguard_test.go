@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -30,8 +31,8 @@ func TestInfrastructureWhileShrinkingKeepsTheViolation(t *testing.T) {
 		s, err := reference.Mutated(mutants.MarkPublishedBeforePublishing)(ctx, env)
 		return &resetTrouble{Subject: s, on: &shrinking}, err
 	}
-	rec := stepcheck.NewRecorder(t.Name(), nil)
-	opts := stepcheck.Options{DatabaseURL: pgtest.Database(t).URL, OnCheck: func(h *stepcheck.History) {
+	rec := harness.NewRecorder(t.Name(), nil)
+	opts := stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, OnCheck: func(h *harness.History) {
 		shrinking.Store(shrinking.Load() || h.Shrinking)
 	}}
 	sum := stepcheck.Run(rec, newSubject, opts)
@@ -62,8 +63,8 @@ type resetTrouble struct {
 	retry  bool
 }
 
-func (s *resetTrouble) Crash(a stepcheck.Actor) {
-	s.retry = s.retry || a.Role == stepcheck.Operator
+func (s *resetTrouble) Crash(a harness.Actor) {
+	s.retry = s.retry || a.Role == harness.Operator
 	s.Subject.Crash(a)
 }
 
@@ -94,8 +95,8 @@ func TestShrinkTimeBoundsShrinking(t *testing.T) {
 		s, err := reference.Mutated(mutants.MarkPublishedBeforePublishing)(ctx, env)
 		return &slowSubject{Subject: s, slow: &shrinking}, err
 	}
-	rec := stepcheck.NewRecorder(t.Name(), nil)
-	opts := stepcheck.Options{DatabaseURL: pgtest.Database(t).URL, OnCheck: func(h *stepcheck.History) {
+	rec := harness.NewRecorder(t.Name(), nil)
+	opts := stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, OnCheck: func(h *harness.History) {
 		shrinking.Store(shrinking.Load() || h.Shrinking)
 	}}
 	sum := stepcheck.Run(rec, newSubject, opts)
@@ -129,7 +130,7 @@ func (s *slowSubject) wait() {
 	}
 }
 
-func (s *slowSubject) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
+func (s *slowSubject) Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error) {
 	s.wait()
 	return s.Subject.Commit(ctx, p, now)
 }
@@ -139,7 +140,7 @@ func (s *slowSubject) Claim(ctx context.Context, d int, now time.Time, limit int
 	return s.Subject.Claim(ctx, d, now, limit)
 }
 
-func (s *slowSubject) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
+func (s *slowSubject) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub harness.Publisher) error {
 	s.wait()
 	return s.Subject.Publish(ctx, d, c, pub)
 }
@@ -157,13 +158,13 @@ func TestShrinkRunsBoundShrinking(t *testing.T) {
 	setFlag(t, "rapid.checks", "50")
 	setFlag(t, "rapid.seed", "5")
 	setFlag(t, "rapid.nofailfile", "true")
-	run := func() stepcheck.Summary {
-		rec := stepcheck.NewRecorder(t.Name(), nil)
+	run := func() harness.Summary {
+		rec := harness.NewRecorder(t.Name(), nil)
 		return stepcheck.Run(rec, reference.Mutated(mutants.MarkPublishedBeforePublishing),
-			stepcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxShrinkRuns: 4})
+			stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, MaxShrinkRuns: 4})
 	}
 	a, b := run(), run()
-	for _, s := range []stepcheck.Summary{a, b} {
+	for _, s := range []harness.Summary{a, b} {
 		if f := s.Failure; f == nil || f.Property != "no-loss" || s.ShrinkStopped != "the budget of 4 shrink replays ran out" {
 			t.Fatalf("failure %+v, stopped %q: want no-loss, stopped by the budget", f, s.ShrinkStopped)
 		}
@@ -190,14 +191,14 @@ func TestStoppedShrinkingLeavesAFailFileThatReplays(t *testing.T) {
 		s, err := reference.Mutated(mutants.MarkPublishedBeforePublishing)(ctx, env)
 		return &slowSubject{Subject: s, slow: &slow}, err
 	}
-	db := pgtest.Database(t).URL
-	rec := stepcheck.NewRecorder(t.Name(), nil)
+	db := pgscratch.NewDatabase(t).URL
+	rec := harness.NewRecorder(t.Name(), nil)
 	replays := 0 // the first is rapid's reproduction, then candidates
-	sum := stepcheck.Run(rec, newSubject, stepcheck.Options{DatabaseURL: db, OnCheck: func(h *stepcheck.History) {
+	sum := stepcheck.Run(rec, newSubject, stepcheck.Options{DatabaseURL: db, OnCheck: func(h *harness.History) {
 		if h.Shrinking {
 			replays++
 		}
-		failed := slices.ContainsFunc(h.Entries, func(e stepcheck.Entry) bool { return e.Expect != "" })
+		failed := slices.ContainsFunc(h.Entries, func(e harness.Entry) bool { return e.Expect != "" })
 		slow.Store(replays >= 2 && failed)
 	}})
 	if f := sum.Failure; f == nil || f.Property != "no-loss" || sum.ShrinkStopped == "" {
@@ -209,7 +210,7 @@ func TestStoppedShrinkingLeavesAFailFileThatReplays(t *testing.T) {
 	}
 	slow.Store(false)
 	setFlag(t, "rapid.failfile", files[0])
-	again := stepcheck.NewRecorder(t.Name(), nil)
+	again := harness.NewRecorder(t.Name(), nil)
 	sum2 := stepcheck.Run(again, newSubject, stepcheck.Options{DatabaseURL: db, MaxChecks: 1})
 	if out := again.Output(); strings.Contains(out, "no longer valid") || strings.Contains(out, "ignoring fail file") {
 		t.Fatalf("the fail file does not replay:\n%s", out)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -14,7 +15,7 @@ import (
 
 // finish sets e's result and outcome from the call's error.
 // A call that the harness ended early says which fault it saw.
-func (m *machine) finish(e *Entry, err error, ok string) {
+func (m *machine) finish(e *harness.Entry, err error, ok string) {
 	e.Result, e.Outcome = result(err, ok), m.outcomeWord(err)
 	if err != nil && m.early != "" {
 		e.Result += " (ended early: " + m.early + ")"
@@ -23,16 +24,16 @@ func (m *machine) finish(e *Entry, err error, ok string) {
 
 // outcomeWord names the outcome of a call that returned err.
 func (m *machine) outcomeWord(err error) string {
-	return [...]string{model.Done: OutcomeOK, model.NotDone: OutcomeFailed, model.Unknown: OutcomeUnknown}[m.outcome(err)]
+	return [...]string{model.Done: harness.OutcomeOK, model.NotDone: harness.OutcomeFailed, model.Unknown: harness.OutcomeUnknown}[m.outcome(err)]
 }
 
 // worstOutcome is the outcome of an entry of several calls: unknown over
 // failed over ok.
 func (m *machine) worstOutcome(errs []error) string {
-	out := OutcomeOK
+	out := harness.OutcomeOK
 	for _, err := range errs {
 		switch w := m.outcomeWord(err); {
-		case w == OutcomeUnknown, w == OutcomeFailed && out == OutcomeOK:
+		case w == harness.OutcomeUnknown, w == harness.OutcomeFailed && out == harness.OutcomeOK:
 			out = w
 		}
 	}
@@ -40,7 +41,7 @@ func (m *machine) worstOutcome(errs []error) string {
 }
 
 // last is the newest entry, or nil before the first.
-func (m *machine) last() *Entry {
+func (m *machine) last() *harness.Entry {
 	if n := len(m.hist.Entries); n > 0 {
 		return &m.hist.Entries[n-1]
 	}
@@ -116,7 +117,7 @@ func (m *machine) snapshotRows(o model.Observed) {
 // check fails anyway; the read only shows where the two part).
 func (m *machine) readBackForReport() {
 	var rows []Row
-	if err := m.doAs(Actor{Role: Operator}, SpentReadBacks, func(ctx context.Context) (err error) { rows, err = m.subj.Rows(ctx); return }); err != nil {
+	if err := m.doAs(harness.Actor{Role: harness.Operator}, harness.SpentReadBacks, func(ctx context.Context) (err error) { rows, err = m.subj.Rows(ctx); return }); err != nil {
 		m.snapshotModel()
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -52,13 +53,13 @@ type Subject interface {
 
 	// Commit writes the payment and its outbox event in one transaction
 	// and returns the event_id.
-	Commit(ctx context.Context, p Payment, now time.Time) (string, error)
+	Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error)
 	// Rollback writes the payment and its event, then rolls back.
-	Rollback(ctx context.Context, p Payment, now time.Time) error
+	Rollback(ctx context.Context, p harness.Payment, now time.Time) error
 
 	Claim(ctx context.Context, dispatcher int, now time.Time, limit int) ([]Claimed, error)
 	// Publish hands the claimed event's message to pub.
-	Publish(ctx context.Context, dispatcher int, c Claimed, pub Publisher) error
+	Publish(ctx context.Context, dispatcher int, c Claimed, pub harness.Publisher) error
 	MarkPublished(ctx context.Context, dispatcher int, c Claimed, now time.Time) (bool, error)
 	MarkFailed(ctx context.Context, dispatcher int, c Claimed, now time.Time, cause error) (bool, error)
 	NextAttemptAt(ctx context.Context) (time.Time, bool, error)
@@ -68,7 +69,7 @@ type Subject interface {
 	Stats(ctx context.Context, now time.Time) (Stats, error)
 
 	// Handle is consumer c receiving m; a nil error acknowledges it.
-	Handle(ctx context.Context, consumer int, m Message, fp Failpoints) error
+	Handle(ctx context.Context, consumer int, m harness.Message, fp harness.Failpoints) error
 
 	// Rows and Effects read back state: every outbox row, and the number
 	// of business effects per event_id.
@@ -77,7 +78,7 @@ type Subject interface {
 
 	// Crash cuts an actor's database session abruptly, as a dying process
 	// would; its next call starts a new session.
-	Crash(a Actor)
+	Crash(a harness.Actor)
 	// Indeterminate reports whether err leaves its operation's effect
 	// unknown (it may have taken effect). Anything else is a definite
 	// failure: it took no effect.
@@ -117,7 +118,7 @@ type ReadBack struct {
 // Env is what a subject is built from.
 type Env struct {
 	// ConnString is the connection string of actor a's own link.
-	ConnString func(a Actor) string
+	ConnString func(a harness.Actor) string
 	// NewID makes ids (event_id, claim_id) deterministically per check;
 	// a subject must take all its ids from here.
 	NewID func() string
@@ -130,7 +131,7 @@ type Env struct {
 	// Broker is the harness's broker for a subject that publishes outside
 	// Publish (a producer's dual write: a bug the harness must see). What
 	// it accepts is checked like any other publish.
-	Broker Publisher
+	Broker harness.Publisher
 }
 
 // NewSubject builds a subject on an empty, migrated-by-it database.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // tallied is the subject as the harness calls it: every call is counted
@@ -18,7 +19,7 @@ type tallied struct {
 	r *runner
 }
 
-var operator = Actor{Role: Operator}
+var operator = harness.Actor{Role: harness.Operator}
 
 // count counts a call of op by actor a that returned err; induced says
 // the harness made it fail on purpose (a refused publish, a consumer's
@@ -27,11 +28,11 @@ var operator = Actor{Role: Operator}
 // An error is the subject's own if ownError says so and, unless the
 // server itself refused the call (no fault makes a division by zero),
 // no fault was on the actor's link.
-func (s tallied) count(op string, a Actor, err error, induced bool) {
+func (s tallied) count(op string, a harness.Actor, err error, induced bool) {
 	var pe *pgconn.PgError
 	own := err != nil && !induced && !s.Subject.Indeterminate(err) && ownError(err, s.r.opts.Faults) &&
 		(errors.As(err, &pe) || !s.r.faulty(a))
-	s.r.calls.add(op, err, own, induced, func() (string, *History, int) { return s.r.where(op) })
+	s.r.calls.add(op, err, own, induced, func() (string, *harness.History, int) { return s.r.where(op) })
 }
 
 func (s tallied) Reset(ctx context.Context) error {
@@ -40,40 +41,40 @@ func (s tallied) Reset(ctx context.Context) error {
 	return err
 }
 
-func (s tallied) Commit(ctx context.Context, p Payment, now time.Time) (string, error) {
+func (s tallied) Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error) {
 	id, err := s.Subject.Commit(ctx, p, now)
-	s.count("Commit", Actor{Role: Producer}, err, false)
+	s.count("Commit", harness.Actor{Role: harness.Producer}, err, false)
 	return id, err
 }
 
-func (s tallied) Rollback(ctx context.Context, p Payment, now time.Time) error {
+func (s tallied) Rollback(ctx context.Context, p harness.Payment, now time.Time) error {
 	err := s.Subject.Rollback(ctx, p, now)
-	s.count("Rollback", Actor{Role: Producer}, err, false)
+	s.count("Rollback", harness.Actor{Role: harness.Producer}, err, false)
 	return err
 }
 
 func (s tallied) Claim(ctx context.Context, d int, now time.Time, limit int) ([]Claimed, error) {
 	got, err := s.Subject.Claim(ctx, d, now, limit)
-	s.count("Claim", Actor{Role: Dispatcher, N: d}, err, false)
+	s.count("Claim", harness.Actor{Role: harness.Dispatcher, N: d}, err, false)
 	return got, err
 }
 
-func (s tallied) Publish(ctx context.Context, d int, c Claimed, pub Publisher) error {
+func (s tallied) Publish(ctx context.Context, d int, c Claimed, pub harness.Publisher) error {
 	w := &watchedPublisher{Publisher: pub}
 	err := s.Subject.Publish(ctx, d, c, w)
-	s.count("Publish", Actor{Role: Dispatcher, N: d}, err, w.failed.Load())
+	s.count("Publish", harness.Actor{Role: harness.Dispatcher, N: d}, err, w.failed.Load())
 	return err
 }
 
 func (s tallied) MarkPublished(ctx context.Context, d int, c Claimed, now time.Time) (bool, error) {
 	changed, err := s.Subject.MarkPublished(ctx, d, c, now)
-	s.count("MarkPublished", Actor{Role: Dispatcher, N: d}, err, false)
+	s.count("MarkPublished", harness.Actor{Role: harness.Dispatcher, N: d}, err, false)
 	return changed, err
 }
 
 func (s tallied) MarkFailed(ctx context.Context, d int, c Claimed, now time.Time, cause error) (bool, error) {
 	changed, err := s.Subject.MarkFailed(ctx, d, c, now, cause)
-	s.count("MarkFailed", Actor{Role: Dispatcher, N: d}, err, false)
+	s.count("MarkFailed", harness.Actor{Role: harness.Dispatcher, N: d}, err, false)
 	return changed, err
 }
 
@@ -101,11 +102,11 @@ func (s tallied) Stats(ctx context.Context, now time.Time) (Stats, error) {
 	return st, err
 }
 
-func (s tallied) Handle(ctx context.Context, c int, m Message, fp Failpoints) error {
+func (s tallied) Handle(ctx context.Context, c int, m harness.Message, fp harness.Failpoints) error {
 	var crashed atomic.Bool
 	if fp != nil {
 		inner := fp
-		fp = func(p Failpoint) error {
+		fp = func(p harness.Failpoint) error {
 			err := inner(p)
 			if err != nil {
 				crashed.Store(true)
@@ -114,7 +115,7 @@ func (s tallied) Handle(ctx context.Context, c int, m Message, fp Failpoints) er
 		}
 	}
 	err := s.Subject.Handle(ctx, c, m, fp)
-	s.count("Handle", Actor{Role: Consumer, N: c}, err, crashed.Load())
+	s.count("Handle", harness.Actor{Role: harness.Consumer, N: c}, err, crashed.Load())
 	return err
 }
 
@@ -151,11 +152,11 @@ func (s tallied) ReadBack(ctx context.Context, now time.Time) (ReadBack, error) 
 
 // watchedPublisher notes whether the broker failed a publish.
 type watchedPublisher struct {
-	Publisher
+	harness.Publisher
 	failed atomic.Bool
 }
 
-func (w *watchedPublisher) Publish(ctx context.Context, m Message) error {
+func (w *watchedPublisher) Publish(ctx context.Context, m harness.Message) error {
 	err := w.Publisher.Publish(ctx, m)
 	if err != nil {
 		w.failed.Store(true)
@@ -164,8 +165,8 @@ func (w *watchedPublisher) Publish(ctx context.Context, m Message) error {
 }
 
 // faulty reports whether actor a's link has a fault on it.
-func (r *runner) faulty(a Actor) bool {
-	return a.Role != Operator && r.links.net != nil && r.links.net.Faulty(a.String())
+func (r *runner) faulty(a harness.Actor) bool {
+	return a.Role != harness.Operator && r.links.net != nil && r.links.net.Faulty(a.String())
 }
 
 // readBacks are the operations the harness calls to read the subject's
@@ -174,7 +175,7 @@ var readBacks = map[string]bool{"Rows": true, "Effects": true, "Stats": true, "N
 
 // where says where the run stands, for op's first failure: in words, and
 // as the running check's history with how many of its steps have begun.
-func (r *runner) where(op string) (string, *History, int) {
+func (r *runner) where(op string) (string, *harness.History, int) {
 	check := fmt.Sprintf("in check %d", r.sum.Checks)
 	if r.sum.ShrinkRuns > 0 {
 		check = "while shrinking a failure"

@@ -5,6 +5,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 )
 
@@ -36,7 +37,7 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 	if f := m.run.sum.Failure; f != nil && f.Property != p.Property {
 		t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", p.Property, f.Property)
 	}
-	m.run.record(Failure{Property: p.Property, Message: p.Detail, History: m.hist.Clone()})
+	m.run.record(harness.Failure{Property: p.Property, Message: p.Detail, History: m.hist.Clone()})
 	t.Fatalf("property violated: %s", p.Property)
 }
 
@@ -51,6 +52,6 @@ func (m *machine) infra(t *rapid.T, what string, err error) {
 	if m.run.shrinkingViolation() {
 		m.run.discard(fmt.Sprintf("a candidate met infrastructure trouble: %s: %v", what, err))
 	}
-	m.run.record(Failure{Infrastructure: true, Message: fmt.Sprintf("%s: %v", what, err), History: m.hist.Clone()})
+	m.run.record(harness.Failure{Infrastructure: true, Message: fmt.Sprintf("%s: %v", what, err), History: m.hist.Clone()})
 	t.Fatalf("infrastructure error: %s: %v", what, err)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/model"
@@ -26,7 +27,7 @@ type Subject struct {
 	publish     func(ctx context.Context, d *impl.Dispatcher, c impl.Claimed) error
 	Consumers   []mutants.Handler
 	Admin       *impl.Store // the operator's session: redrive, cleanup, stats, read-backs
-	sessions    map[stepcheck.Actor]*impl.Session
+	sessions    map[harness.Actor]*impl.Session
 	lastNow     []time.Time // per dispatcher: the harness time of its last call
 }
 
@@ -52,16 +53,16 @@ func Build(ctx context.Context, env stepcheck.Env, m mutants.Mutant) (*Subject, 
 	if m.Queries != nil {
 		m.Queries(&queries)
 	}
-	s := &Subject{Env: env, sessions: map[stepcheck.Actor]*impl.Session{}, lastNow: make([]time.Time, env.Dispatchers)}
+	s := &Subject{Env: env, sessions: map[harness.Actor]*impl.Session{}, lastNow: make([]time.Time, env.Dispatchers)}
 	ids := impl.IDFunc(env.NewID)
-	open := func(a stepcheck.Actor) (*impl.Session, error) {
+	open := func(a harness.Actor) (*impl.Session, error) {
 		sess, err := impl.NewSession(env.ConnString(a))
 		s.sessions[a] = sess
 		return sess, err
 	}
 	var err error
 	var sess *impl.Session
-	if sess, err = open(stepcheck.Actor{Role: stepcheck.Producer}); err != nil {
+	if sess, err = open(harness.Actor{Role: harness.Producer}); err != nil {
 		return nil, err
 	}
 	producer := &impl.Producer{Session: sess, IDs: ids}
@@ -86,14 +87,14 @@ func Build(ctx context.Context, env stepcheck.Env, m mutants.Mutant) (*Subject, 
 		}
 	}
 	for i := range env.Dispatchers {
-		if sess, err = open(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}); err != nil {
+		if sess, err = open(harness.Actor{Role: harness.Dispatcher, N: i}); err != nil {
 			return nil, err
 		}
 		store := &impl.Store{Session: sess, Queries: queries}
 		s.Dispatchers = append(s.Dispatchers, &impl.Dispatcher{Store: store, IDs: ids, Policy: policyOf(env.Semantics)})
 	}
 	for i := range env.Consumers {
-		if sess, err = open(stepcheck.Actor{Role: stepcheck.Consumer, N: i}); err != nil {
+		if sess, err = open(harness.Actor{Role: harness.Consumer, N: i}); err != nil {
 			return nil, err
 		}
 		var h mutants.Handler = &impl.Consumer{Session: sess}
@@ -102,7 +103,7 @@ func Build(ctx context.Context, env stepcheck.Env, m mutants.Mutant) (*Subject, 
 		}
 		s.Consumers = append(s.Consumers, h)
 	}
-	if sess, err = open(stepcheck.Actor{Role: stepcheck.Operator}); err != nil {
+	if sess, err = open(harness.Actor{Role: harness.Operator}); err != nil {
 		return nil, err
 	}
 	s.Admin = &impl.Store{Session: sess, Queries: queries}
@@ -137,11 +138,11 @@ func (s *Subject) Reset(ctx context.Context) error {
 	return impl.Reset(ctx, conn)
 }
 
-func (s *Subject) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
+func (s *Subject) Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error) {
 	return s.Producer.CreatePayment(ctx, payment(p), now)
 }
 
-func (s *Subject) Rollback(ctx context.Context, p stepcheck.Payment, now time.Time) error {
+func (s *Subject) Rollback(ctx context.Context, p harness.Payment, now time.Time) error {
 	return s.Producer.AbandonPayment(ctx, payment(p), now)
 }
 
@@ -156,7 +157,7 @@ func (s *Subject) Claim(ctx context.Context, d int, now time.Time, limit int) ([
 	return out, err
 }
 
-func (s *Subject) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
+func (s *Subject) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub harness.Publisher) error {
 	disp := *s.at(d, s.lastNow[d]) // Publish takes no time: the dispatcher's last one
 	disp.Publisher = publisher{pub}
 	return s.publish(ctx, &disp, ToImpl(c))
@@ -199,16 +200,16 @@ func stats(st impl.Stats) stepcheck.Stats {
 	return stepcheck.Stats{Pending: st.Pending, OldestPendingAge: st.OldestPendingAge, Failed: st.Failed, Dead: st.Dead}
 }
 
-func (s *Subject) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
+func (s *Subject) Handle(ctx context.Context, c int, m harness.Message, fp harness.Failpoints) error {
 	return s.Consumers[c].Handle(ctx, impl.Message(m), Failpoints(fp))
 }
 
 // Failpoints converts the harness's failpoints to impl's.
-func Failpoints(fp stepcheck.Failpoints) impl.Failpoints {
+func Failpoints(fp harness.Failpoints) impl.Failpoints {
 	if fp == nil {
 		return nil
 	}
-	return func(p impl.Failpoint) error { return fp(stepcheck.Failpoint(p)) }
+	return func(p impl.Failpoint) error { return fp(harness.Failpoint(p)) }
 }
 
 func (s *Subject) Rows(ctx context.Context) ([]stepcheck.Row, error) {
@@ -249,7 +250,7 @@ func (s *Subject) ReadBack(ctx context.Context, now time.Time) (stepcheck.ReadBa
 	return rb, err
 }
 
-func (s *Subject) Crash(a stepcheck.Actor) {
+func (s *Subject) Crash(a harness.Actor) {
 	if sess := s.sessions[a]; sess != nil {
 		sess.Cut()
 	}
@@ -267,13 +268,13 @@ func (s *Subject) Close() error {
 	return errors.Join(errs...)
 }
 
-type publisher struct{ p stepcheck.Publisher }
+type publisher struct{ p harness.Publisher }
 
 func (p publisher) Publish(ctx context.Context, m impl.Message) error {
-	return p.p.Publish(ctx, stepcheck.Message(m))
+	return p.p.Publish(ctx, harness.Message(m))
 }
 
-func payment(p stepcheck.Payment) impl.Payment {
+func payment(p harness.Payment) impl.Payment {
 	return impl.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
 }
 

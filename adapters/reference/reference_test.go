@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/model"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 type refusing struct{}
 
-func (refusing) Publish(context.Context, stepcheck.Message) error { return fmt.Errorf("refused") }
+func (refusing) Publish(context.Context, harness.Message) error { return fmt.Errorf("refused") }
 
 // Publish takes the time of the dispatcher's last call in this check,
 // never one left over from an earlier check: otherwise a check's history
@@ -26,10 +27,10 @@ func (refusing) Publish(context.Context, stepcheck.Message) error { return fmt.E
 func TestPublishTimeIsThisChecks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	n := 0
 	env := stepcheck.Env{
-		ConnString:  func(stepcheck.Actor) string { return db.URL },
+		ConnString:  func(harness.Actor) string { return db.URL },
 		NewID:       func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012x", n) },
 		Semantics:   model.Semantics{Lease: time.Minute, MaxAttempts: 5, BackoffBase: time.Second, BackoffCap: 4},
 		Dispatchers: 1, Consumers: 1,
@@ -42,7 +43,7 @@ func TestPublishTimeIsThisChecks(t *testing.T) {
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	claim := func(at time.Time) stepcheck.Claimed {
 		t.Helper()
-		p := stepcheck.Payment{ID: fmt.Sprintf("pay-%d", n), MerchantID: "m", AmountCents: 100}
+		p := harness.Payment{ID: fmt.Sprintf("pay-%d", n), MerchantID: "m", AmountCents: 100}
 		if _, err := s.Commit(ctx, p, at); err != nil {
 			t.Fatal(err)
 		}

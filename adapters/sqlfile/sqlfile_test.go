@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -82,10 +83,10 @@ func TestSQLContract(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			restore := stepcheck.Budget{Checks: 200, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
+			restore := harness.Budget{Checks: 200, Seed: 1, ShrinkTime: 5 * time.Second}.Apply()
 			defer restore()
-			rec := stepcheck.NewRecorder(t.Name(), nil)
-			sum := stepcheck.Run(rec, newSubject, stepcheck.Options{DatabaseURL: pgtest.Database(t).URL, Concurrent: c.concurrent})
+			rec := harness.NewRecorder(t.Name(), nil)
+			sum := stepcheck.Run(rec, newSubject, stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Concurrent: c.concurrent})
 			got := ""
 			if f := sum.Failure; f != nil {
 				if f.Infrastructure || f.Panic {

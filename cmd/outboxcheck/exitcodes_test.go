@@ -14,9 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/reports"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // exitCase is one command line and the exit it must come to: its code,
@@ -51,7 +51,7 @@ func TestExitCodes(t *testing.T) {
 
 func (c exitCase) check(t *testing.T) {
 	if c.signal != 0 {
-		signalAt(t, c.signal, func(*stepcheck.History) bool { return true })
+		signalAt(t, c.signal, func(*harness.History) bool { return true })
 	}
 	code, stdout, stderr := cliErr(t, c.args...)
 	last := lastLine(stderr)

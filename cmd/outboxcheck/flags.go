@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -92,24 +93,24 @@ func (b *budgetFlags) register(fs *flag.FlagSet, checks int) {
 	fs.DurationVar(&b.shrink, "shrink-time", 30*time.Second, "how long to shrink a failure; 0: report it as found, unshrunk")
 }
 
-func (b *budgetFlags) budget() (stepcheck.Budget, error) {
+func (b *budgetFlags) budget() (harness.Budget, error) {
 	if b.checks < 1 {
-		return stepcheck.Budget{}, usageErrorf("--checks must be at least 1, got %d", b.checks)
+		return harness.Budget{}, usageErrorf("--checks must be at least 1, got %d", b.checks)
 	}
 	if b.steps < 1 || b.steps > stepcheck.MaxSteps {
-		return stepcheck.Budget{}, usageErrorf("--steps must be from 1 to %d, got %d", stepcheck.MaxSteps, b.steps)
+		return harness.Budget{}, usageErrorf("--steps must be from 1 to %d, got %d", stepcheck.MaxSteps, b.steps)
 	}
 	if b.shrink < 0 {
-		return stepcheck.Budget{}, usageErrorf("--shrink-time must not be negative, got %v", b.shrink)
+		return harness.Budget{}, usageErrorf("--shrink-time must not be negative, got %v", b.shrink)
 	}
-	out := stepcheck.Budget{Checks: b.checks, Steps: b.steps, ShrinkTime: b.shrink}
+	out := harness.Budget{Checks: b.checks, Steps: b.steps, ShrinkTime: b.shrink}
 	if b.shrink == 0 {
 		out.ShrinkTime = noShrinking // Budget's own zero would keep rapid's 30 s
 	}
 	if s := strings.TrimSpace(b.seed); s != "" {
 		var err error
 		if out.Seed, err = parseSeed(s); err != nil {
-			return stepcheck.Budget{}, err
+			return harness.Budget{}, err
 		}
 	}
 	return out, nil

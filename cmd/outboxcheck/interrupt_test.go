@@ -8,16 +8,16 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/reports"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // signalAt sends this process sig once when(h) holds for a check that
 // ended: the CLI's own handler catches it, as it would a Ctrl-C.
-func signalAt(t *testing.T, sig syscall.Signal, when func(*stepcheck.History) bool) {
+func signalAt(t *testing.T, sig syscall.Signal, when func(*harness.History) bool) {
 	t.Helper()
 	var once sync.Once
-	testHookCheck = func(h *stepcheck.History) {
+	testHookCheck = func(h *harness.History) {
 		if when(h) {
 			once.Do(func() { syscall.Kill(os.Getpid(), sig) })
 		}
@@ -48,7 +48,7 @@ func TestInterruptStopsTheRun(t *testing.T) {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "report")
 			checks := 0
-			signalAt(t, c.sig, func(*stepcheck.History) bool { checks++; return checks == 3 })
+			signalAt(t, c.sig, func(*harness.History) bool { checks++; return checks == 3 })
 			code, _, stderr := cliErr(t, "run", "--no-faults", "--checks", "100000", "--seed", "7", "--report-dir", dir)
 			if code != c.code || lastLine(stderr) != "outboxcheck: interrupted" {
 				t.Fatalf("exit %d, last line %q; want %d and \"outboxcheck: interrupted\"", code, lastLine(stderr), c.code)
@@ -66,7 +66,7 @@ func TestInterruptStopsTheRun(t *testing.T) {
 func TestInterruptWhileShrinkingKeepsTheBug(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "report")
 	shrinks := 0
-	signalAt(t, syscall.SIGINT, func(h *stepcheck.History) bool {
+	signalAt(t, syscall.SIGINT, func(h *harness.History) bool {
 		if h.Shrinking {
 			shrinks++
 		}

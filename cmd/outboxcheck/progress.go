@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/stepcheck"
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // progress reports a run as it goes: on a terminal one line rewritten in
@@ -39,7 +39,7 @@ func newProgress(w io.Writer, total int, deadline time.Time) *progress {
 }
 
 // check is Options.OnCheck.
-func (p *progress) check(h *stepcheck.History) {
+func (p *progress) check(h *harness.History) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if testHookCheck != nil {
@@ -122,4 +122,4 @@ var faultActions = map[string]bool{"Partition": true, "CrashMidMark": true, "Cra
 	"Poison": true, "CrashConsumer": true, "HoldTransaction": true, "Wedge": true}
 
 // testHookCheck, if set (by tests only), sees every check as it ends.
-var testHookCheck func(*stepcheck.History)
+var testHookCheck func(*harness.History)

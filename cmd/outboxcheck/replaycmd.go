@@ -75,13 +75,13 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer drop()
-	rec := stepcheck.NewRecorder("outboxcheck/"+rep.Subject, nil)
-	var sum stepcheck.Summary
+	rec := harness.NewRecorder("outboxcheck/"+rep.Subject, nil)
+	var sum harness.Summary
 	opts.MaxChecks = 1 // the fail file's, and not a random one after it
 	if err := harness.InTempDir(func() {
 		// rapid also replays every fail file of the subject's name under
 		// the working directory's testdata: not the user's
-		restore := stepcheck.Budget{Checks: 1, FailFile: failFile}.Apply()
+		restore := harness.Budget{Checks: 1, FailFile: failFile}.Apply()
 		sum = stepcheck.Run(rec, newSubject, opts)
 		restore()
 	}); err != nil {

@@ -15,7 +15,7 @@ import (
 type runConfig struct {
 	subject    string
 	newSubject stepcheck.NewSubject
-	budget     stepcheck.Budget
+	budget     harness.Budget
 	faults     bool
 	concurrent bool
 	url        string
@@ -79,8 +79,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	budget := c.budget
 	budget.KeepFailFiles = c.reportDir != ""
 	opts.Interrupt = ses.intr.C
-	var sum stepcheck.Summary
-	rec := stepcheck.NewRecorder("outboxcheck/"+c.subject, live)
+	var sum harness.Summary
+	rec := harness.NewRecorder("outboxcheck/"+c.subject, live)
 	failFile, err := harness.FailFileIn(c.reportDir, failFileName, func() {
 		restore := budget.Apply()
 		defer restore()

@@ -12,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/outboxcheck/outboxcheck/examples/forwarder"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 func TestMain(m *testing.M) { pgscratch.Main(m) }
@@ -27,7 +27,7 @@ type adapter struct {
 	cons  forwarder.Consumer
 	// wrap, if set, stands between the forwarder and the broker: the
 	// broken variant's one change.
-	wrap func(stepcheck.Publisher) func(context.Context, forwarder.Message) error
+	wrap func(harness.Publisher) func(context.Context, forwarder.Message) error
 }
 
 const group = "payments-to-broker"
@@ -36,13 +36,13 @@ func newAdapter(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, erro
 	return build(ctx, env, nil)
 }
 
-func build(ctx context.Context, env loopcheck.Env, wrap func(stepcheck.Publisher) func(context.Context, forwarder.Message) error) (loopcheck.Subject, error) {
+func build(ctx context.Context, env loopcheck.Env, wrap func(harness.Publisher) func(context.Context, forwarder.Message) error) (loopcheck.Subject, error) {
 	a := &adapter{env: env, wrap: wrap}
 	var err error
-	if a.admin, err = pgxpool.New(ctx, env.ConnString(stepcheck.Actor{Role: stepcheck.Operator})); err != nil {
+	if a.admin, err = pgxpool.New(ctx, env.ConnString(harness.Actor{Role: harness.Operator})); err != nil {
 		return nil, err
 	}
-	if a.cons.DB, err = pgxpool.New(ctx, env.ConnString(stepcheck.Actor{Role: stepcheck.Consumer})); err != nil {
+	if a.cons.DB, err = pgxpool.New(ctx, env.ConnString(harness.Actor{Role: harness.Consumer})); err != nil {
 		return a, err
 	}
 	_, err = a.admin.Exec(ctx, forwarder.Schema+forwarder.PaymentsSchema)
@@ -54,7 +54,7 @@ func (a *adapter) Reset(ctx context.Context) error {
 	return err
 }
 
-func (a *adapter) Enqueue(ctx context.Context, tx pgx.Tx, p stepcheck.Payment) error {
+func (a *adapter) Enqueue(ctx context.Context, tx pgx.Tx, p harness.Payment) error {
 	return forwarder.RecordPayment(ctx, tx, forwarder.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents})
 }
 
@@ -62,7 +62,7 @@ func (a *adapter) Enqueue(ctx context.Context, tx pgx.Tx, p stepcheck.Payment) e
 // its backoff (capped at 16 times the base) and a 20 ms poll. It has no
 // lease (it holds the group's row lock) and no dead letters (it retries
 // for ever), so env.Lease and env.MaxAttempts map onto nothing.
-func (a *adapter) relay(db *pgxpool.Pool, pub stepcheck.Publisher) *forwarder.Forwarder {
+func (a *adapter) relay(db *pgxpool.Pool, pub harness.Publisher) *forwarder.Forwarder {
 	f := &forwarder.Forwarder{DB: db, Group: group, Backoff: a.env.BackoffBase, MaxBackoff: 16 * a.env.BackoffBase,
 		Batch: 10, Poll: 20 * time.Millisecond, Timeout: 2 * time.Second}
 	if pub == nil {
@@ -78,8 +78,8 @@ func (a *adapter) relay(db *pgxpool.Pool, pub stepcheck.Publisher) *forwarder.Fo
 }
 
 // Dispatch runs one forwarder on dispatcher i's link until ctx is done.
-func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
-	db, err := pgxpool.New(ctx, a.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}))
+func (a *adapter) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
+	db, err := pgxpool.New(ctx, a.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i}))
 	if err != nil {
 		return err
 	}
@@ -92,18 +92,18 @@ func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) 
 
 // message is m as the harness's broker takes it: AggregateID must be
 // the payment's id, which is m's key.
-func message(m forwarder.Message) stepcheck.Message {
-	return stepcheck.Message{ID: m.ID, Type: m.Topic, AggregateID: m.Key, Payload: m.Payload}
+func message(m forwarder.Message) harness.Message {
+	return harness.Message{ID: m.ID, Type: m.Topic, AggregateID: m.Key, Payload: m.Payload}
 }
 
-func (a *adapter) Handle(ctx context.Context, m stepcheck.Message) error {
+func (a *adapter) Handle(ctx context.Context, m harness.Message) error {
 	return a.cons.Credit(ctx, forwarder.Message{ID: m.ID, Topic: m.Type, Key: m.AggregateID, Payload: m.Payload})
 }
 
 // HandleAt lets the harness crash the consumer before its commit, or
 // after it and before the ack.
-func (a *adapter) HandleAt(ctx context.Context, m stepcheck.Message, fp stepcheck.Failpoints) error {
-	c := forwarder.Consumer{DB: a.cons.DB, Hook: func(point string) error { return fp(stepcheck.Failpoint(point)) }}
+func (a *adapter) HandleAt(ctx context.Context, m harness.Message, fp harness.Failpoints) error {
+	c := forwarder.Consumer{DB: a.cons.DB, Hook: func(point string) error { return fp(harness.Failpoint(point)) }}
 	return c.Credit(ctx, forwarder.Message{ID: m.ID, Topic: m.Type, Key: m.AggregateID, Payload: m.Payload})
 }
 
@@ -153,7 +153,7 @@ func (a *adapter) Close() error {
 // forwarder's backoff. Ten schedules by default; scale it with
 // -rapid.checks (300 passed; see docs/adapters.md).
 func TestForwarderThroughTheLoopContract(t *testing.T) {
-	restore := stepcheck.Budget{Checks: 10}.Apply()
+	restore := harness.Budget{Checks: 10}.Apply()
 	defer restore()
 	res := loopcheck.Exercise(t, newAdapter, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL})
 	for _, what := range slices.Sorted(maps.Keys(res.NotApplicable)) {
@@ -166,7 +166,7 @@ func TestForwarderThroughTheLoopContract(t *testing.T) {
 // waiting for the broker's answer. A message the broker then refuses is
 // behind the offset: never forwarded again.
 func ackBeforeBroker(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
-	return build(ctx, env, func(pub stepcheck.Publisher) func(context.Context, forwarder.Message) error {
+	return build(ctx, env, func(pub harness.Publisher) func(context.Context, forwarder.Message) error {
 		return func(ctx context.Context, m forwarder.Message) error {
 			go pub.Publish(context.WithoutCancel(ctx), message(m)) // the bug: its answer is dropped
 			return nil

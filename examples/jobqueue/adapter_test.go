@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
@@ -40,7 +41,7 @@ func semantics(c jobqueue.Config) model.Semantics {
 type adapter struct {
 	env      stepcheck.Env
 	q        *jobqueue.Queue
-	sessions map[stepcheck.Actor]*impl.Session
+	sessions map[harness.Actor]*impl.Session
 }
 
 // newAdapter builds the adapter over a queue whose SQL is sql.
@@ -48,8 +49,8 @@ func newAdapter(sql jobqueue.Queries) stepcheck.NewSubject {
 	return func(ctx context.Context, env stepcheck.Env) (stepcheck.Subject, error) {
 		q := jobqueue.New(config)
 		q.SQL = sql
-		a := &adapter{env: env, q: q, sessions: map[stepcheck.Actor]*impl.Session{}}
-		conn, err := a.conn(ctx, stepcheck.Actor{Role: stepcheck.Operator})
+		a := &adapter{env: env, q: q, sessions: map[harness.Actor]*impl.Session{}}
+		conn, err := a.conn(ctx, harness.Actor{Role: harness.Operator})
 		if err != nil {
 			return a, err
 		}
@@ -60,7 +61,7 @@ func newAdapter(sql jobqueue.Queries) stepcheck.NewSubject {
 
 // conn is actor a's own connection: its own link, which the harness can
 // cut or partition, opened again after it died.
-func (a *adapter) conn(ctx context.Context, actor stepcheck.Actor) (*pgx.Conn, error) {
+func (a *adapter) conn(ctx context.Context, actor harness.Actor) (*pgx.Conn, error) {
 	s := a.sessions[actor]
 	if s == nil {
 		var err error
@@ -73,11 +74,11 @@ func (a *adapter) conn(ctx context.Context, actor stepcheck.Actor) (*pgx.Conn, e
 }
 
 var (
-	producer = stepcheck.Actor{Role: stepcheck.Producer}
-	operator = stepcheck.Actor{Role: stepcheck.Operator}
+	producer = harness.Actor{Role: harness.Producer}
+	operator = harness.Actor{Role: harness.Operator}
 )
 
-func dispatcher(d int) stepcheck.Actor { return stepcheck.Actor{Role: stepcheck.Dispatcher, N: d} }
+func dispatcher(d int) harness.Actor { return harness.Actor{Role: harness.Dispatcher, N: d} }
 
 func (a *adapter) Reset(ctx context.Context) error {
 	conn, err := a.conn(ctx, operator)
@@ -90,16 +91,16 @@ func (a *adapter) Reset(ctx context.Context) error {
 	return err
 }
 
-func (a *adapter) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
+func (a *adapter) Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error) {
 	id := a.env.NewID()
 	return id, a.produce(ctx, id, p, now, true)
 }
 
-func (a *adapter) Rollback(ctx context.Context, p stepcheck.Payment, now time.Time) error {
+func (a *adapter) Rollback(ctx context.Context, p harness.Payment, now time.Time) error {
 	return a.produce(ctx, a.env.NewID(), p, now, false)
 }
 
-func (a *adapter) produce(ctx context.Context, id string, p stepcheck.Payment, now time.Time, commit bool) error {
+func (a *adapter) produce(ctx context.Context, id string, p harness.Payment, now time.Time, commit bool) error {
 	conn, err := a.conn(ctx, producer)
 	if err != nil {
 		return err
@@ -132,8 +133,8 @@ func (a *adapter) Claim(ctx context.Context, d int, now time.Time, limit int) ([
 	return out, err
 }
 
-func (a *adapter) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
-	return pub.Publish(ctx, stepcheck.Message{ID: c.ID, Type: c.EventType, AggregateID: c.AggregateID,
+func (a *adapter) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub harness.Publisher) error {
+	return pub.Publish(ctx, harness.Message{ID: c.ID, Type: c.EventType, AggregateID: c.AggregateID,
 		OccurredAt: c.CreatedAt, Payload: c.Payload})
 }
 
@@ -199,16 +200,16 @@ func (a *adapter) Stats(ctx context.Context, now time.Time) (stepcheck.Stats, er
 	return stepcheck.Stats{Pending: st.Waiting, OldestPendingAge: st.OldestAge, Failed: st.Retryable, Dead: st.Discarded}, err
 }
 
-func (a *adapter) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
-	conn, err := a.conn(ctx, stepcheck.Actor{Role: stepcheck.Consumer, N: c})
+func (a *adapter) Handle(ctx context.Context, c int, m harness.Message, fp harness.Failpoints) error {
+	conn, err := a.conn(ctx, harness.Actor{Role: harness.Consumer, N: c})
 	if err != nil {
 		return err
 	}
 	return jobqueue.Credit(ctx, conn, m.ID, m.Payload, func(committed bool) error {
 		if committed {
-			return fp(stepcheck.AfterCommit)
+			return fp(harness.AfterCommit)
 		}
-		return fp(stepcheck.BeforeCommit)
+		return fp(harness.BeforeCommit)
 	})
 }
 
@@ -244,7 +245,7 @@ func (a *adapter) Effects(ctx context.Context) (map[string]int, error) {
 	return jobqueue.Credits(ctx, conn)
 }
 
-func (a *adapter) Crash(actor stepcheck.Actor) {
+func (a *adapter) Crash(actor harness.Actor) {
 	if s := a.sessions[actor]; s != nil {
 		s.Cut()
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -30,7 +31,7 @@ func TestJobQueueOnTheDatabaseClock(t *testing.T) {
 		stepcheck.Options{DatabaseURL: db.URL, Faults: true, Semantics: semantics(config), DatabaseClock: true})
 
 	wall := pgscratch.NewDatabase(t)
-	rec := stepcheck.NewRecorder(t.Name(), nil)
+	rec := harness.NewRecorder(t.Name(), nil)
 	sum := stepcheck.Run(rec, newAdapter(onTheDatabaseClock()), stepcheck.Options{DatabaseURL: wall.URL, Semantics: semantics(config)})
 	if sum.Failure == nil || sum.Failure.Infrastructure {
 		t.Fatalf("on the wall clock the queue passed: %+v", sum.Failure)
@@ -40,6 +41,6 @@ func TestJobQueueOnTheDatabaseClock(t *testing.T) {
 
 func setChecks(t *testing.T, n int) {
 	t.Helper()
-	restore := stepcheck.Budget{Checks: n}.Apply()
+	restore := harness.Budget{Checks: n}.Apply()
 	t.Cleanup(restore)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -61,9 +62,9 @@ func TestJobQueueBugsAreCaught(t *testing.T) {
 				t.Fatal("the edit changed nothing")
 			}
 			db := pgscratch.NewDatabase(t)
-			restore := stepcheck.Budget{Checks: 300, Seed: 1, ShrinkTime: 15 * time.Minute}.Apply() // a backstop
+			restore := harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 15 * time.Minute}.Apply() // a backstop
 			defer restore()
-			rec := stepcheck.NewRecorder(t.Name(), nil)
+			rec := harness.NewRecorder(t.Name(), nil)
 			sum := stepcheck.Run(rec, newAdapter(sql), stepcheck.Options{DatabaseURL: db.URL, Semantics: semantics(config), MaxShrinkRuns: c.shrinkRuns})
 			f := sum.Failure
 			if f == nil || f.Property != c.property {

@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/outboxcheck/outboxcheck/examples/simpleoutbox"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // adapter puts simpleoutbox behind outboxcheck's loop contract. This file
@@ -26,7 +26,7 @@ type adapter struct {
 func newAdapter(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
 	a := &adapter{env: env}
 	var err error
-	if a.admin, err = pgx.Connect(ctx, env.ConnString(stepcheck.Actor{Role: stepcheck.Operator})); err != nil {
+	if a.admin, err = pgx.Connect(ctx, env.ConnString(harness.Actor{Role: harness.Operator})); err != nil {
 		return nil, err
 	}
 	_, err = a.admin.Exec(ctx, simpleoutbox.Schema)
@@ -38,18 +38,18 @@ func (a *adapter) Reset(ctx context.Context) error {
 	return err
 }
 
-func (a *adapter) Enqueue(ctx context.Context, tx pgx.Tx, p stepcheck.Payment) error {
+func (a *adapter) Enqueue(ctx context.Context, tx pgx.Tx, p harness.Payment) error {
 	return simpleoutbox.PlaceOrder(ctx, tx, simpleoutbox.Order{ID: p.ID, Amount: p.AmountCents})
 }
 
-func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
+func (a *adapter) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
 	for ctx.Err() == nil { // a relay process that restarts when its connection dies
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		conn, err := pgx.Connect(cctx, a.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}))
+		conn, err := pgx.Connect(cctx, a.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i}))
 		cancel()
 		if err == nil {
 			r := simpleoutbox.Relay{Conn: conn, Publish: func(ctx context.Context, e simpleoutbox.Event) error {
-				return pub.Publish(ctx, stepcheck.Message{ID: e.ID, Type: "order.placed", AggregateID: e.AggregateID, Payload: e.Payload})
+				return pub.Publish(ctx, harness.Message{ID: e.ID, Type: "order.placed", AggregateID: e.AggregateID, Payload: e.Payload})
 			}}
 			err = r.Run(ctx)
 			conn.PgConn().Conn().Close()
@@ -62,11 +62,11 @@ func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) 
 	return nil
 }
 
-func (a *adapter) Handle(ctx context.Context, m stepcheck.Message) error {
+func (a *adapter) Handle(ctx context.Context, m harness.Message) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.cons == nil || a.cons.IsClosed() {
-		conn, err := pgx.Connect(ctx, a.env.ConnString(stepcheck.Actor{Role: stepcheck.Consumer}))
+		conn, err := pgx.Connect(ctx, a.env.ConnString(harness.Actor{Role: harness.Consumer}))
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (a *adapter) Close() error {
 // broker that goes down, duplicate deliveries; nothing committed is lost,
 // nothing rolled back appears, every order takes effect exactly once.
 func TestSimpleOutboxThroughTheLoopContract(t *testing.T) {
-	restore := stepcheck.Budget{Checks: 10}.Apply()
+	restore := harness.Budget{Checks: 10}.Apply()
 	defer restore()
 	loopcheck.Exercise(t, newAdapter, loopcheck.Options{})
 }

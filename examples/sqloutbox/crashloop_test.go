@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // Without its declaration, sqloutbox is held to crash-loop, and fails it:
@@ -20,7 +20,7 @@ func TestSQLOutboxCrashLoops(t *testing.T) {
 		}
 		return a, err
 	}
-	opts := loopcheck.Options{DatabaseURL: pgtest.Database(t).URL, MaxAttempts: 3}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, MaxAttempts: 3}
 	s := loopcheck.Schedule{{Kind: "commit"}, {Kind: "crash-loop"}}
 	n, f, err := loopcheck.Replay(loopcheck.SQL(undeclared), opts, s, "crash-loop", 1)
 	if err != nil || n != 1 {

@@ -10,8 +10,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/outboxcheck/outboxcheck/examples/sqloutbox"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // adapter puts sqloutbox behind outboxcheck's loop contract, on
@@ -44,10 +44,10 @@ func (crashLoops) CrashLoopBound() time.Duration { return 0 }
 func openAdapter(ctx context.Context, env loopcheck.Env) (*adapter, error) {
 	a := &adapter{env: env}
 	var err error
-	if a.admin, err = sql.Open("pgx", env.ConnString(stepcheck.Actor{Role: stepcheck.Operator})); err != nil {
+	if a.admin, err = sql.Open("pgx", env.ConnString(harness.Actor{Role: harness.Operator})); err != nil {
 		return nil, err
 	}
-	if a.cons.DB, err = sql.Open("pgx", env.ConnString(stepcheck.Actor{Role: stepcheck.Consumer})); err != nil {
+	if a.cons.DB, err = sql.Open("pgx", env.ConnString(harness.Actor{Role: harness.Consumer})); err != nil {
 		return a, err
 	}
 	_, err = a.admin.ExecContext(ctx, sqloutbox.Schema)
@@ -59,15 +59,15 @@ func (a *adapter) Reset(ctx context.Context) error {
 	return err
 }
 
-func (a *adapter) EnqueueSQL(ctx context.Context, tx *sql.Tx, p stepcheck.Payment) error {
+func (a *adapter) EnqueueSQL(ctx context.Context, tx *sql.Tx, p harness.Payment) error {
 	return sqloutbox.RecordPayment(ctx, tx, sqloutbox.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents})
 }
 
 // Dispatch runs one relay on dispatcher i's link, with the harness's
 // short real-time settings: its lease, its backoff (capped at 16 times
 // the base) and its MaxAttempts.
-func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) error {
-	db, err := sql.Open("pgx", a.env.ConnString(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}))
+func (a *adapter) Dispatch(ctx context.Context, i int, pub harness.Publisher) error {
+	db, err := sql.Open("pgx", a.env.ConnString(harness.Actor{Role: harness.Dispatcher, N: i}))
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) 
 	r := sqloutbox.Relay{DB: db, Lease: a.env.Lease, Backoff: a.env.BackoffBase, MaxBackoff: 16 * a.env.BackoffBase,
 		MaxAttempts: a.env.MaxAttempts, Poll: 20 * time.Millisecond, Timeout: 2 * time.Second,
 		Publish: func(ctx context.Context, m sqloutbox.Message) error {
-			return pub.Publish(ctx, stepcheck.Message{ID: m.ID, Type: m.Topic, AggregateID: m.Key, Payload: m.Body})
+			return pub.Publish(ctx, harness.Message{ID: m.ID, Type: m.Topic, AggregateID: m.Key, Payload: m.Body})
 		}}
 	if err := r.Run(ctx); !errors.Is(err, context.Canceled) {
 		return err
@@ -83,18 +83,18 @@ func (a *adapter) Dispatch(ctx context.Context, i int, pub stepcheck.Publisher) 
 	return nil
 }
 
-func (a *adapter) Handle(ctx context.Context, m stepcheck.Message) error {
+func (a *adapter) Handle(ctx context.Context, m harness.Message) error {
 	return a.cons.Credit(ctx, message(m))
 }
 
 // HandleAt lets the harness crash the consumer before its commit or
 // after it, before the ack.
-func (a *adapter) HandleAt(ctx context.Context, m stepcheck.Message, fp stepcheck.Failpoints) error {
-	c := sqloutbox.Consumer{DB: a.cons.DB, Hook: func(point string) error { return fp(stepcheck.Failpoint(point)) }}
+func (a *adapter) HandleAt(ctx context.Context, m harness.Message, fp harness.Failpoints) error {
+	c := sqloutbox.Consumer{DB: a.cons.DB, Hook: func(point string) error { return fp(harness.Failpoint(point)) }}
 	return c.Credit(ctx, message(m))
 }
 
-func message(m stepcheck.Message) sqloutbox.Message {
+func message(m harness.Message) sqloutbox.Message {
 	return sqloutbox.Message{ID: m.ID, Topic: m.Type, Key: m.AggregateID, Body: m.Payload}
 }
 
@@ -160,7 +160,7 @@ func (a *adapter) Close() error {
 // back appears, every payment is credited exactly once. Scale it with
 // -rapid.checks (300 passed; see docs/adapters.md).
 func TestSQLOutboxThroughTheLoopContract(t *testing.T) {
-	restore := stepcheck.Budget{Checks: 10}.Apply()
+	restore := harness.Budget{Checks: 10}.Apply()
 	defer restore()
 	loopcheck.Exercise(t, loopcheck.SQL(newAdapter), loopcheck.Options{})
 }

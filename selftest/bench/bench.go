@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/selftest/soak"
@@ -56,7 +57,7 @@ type Report struct {
 type Throughput struct {
 	Checks, Steps int
 	Took          time.Duration
-	Time          *stepcheck.Timing // where the time went
+	Time          *harness.Timing // where the time went
 }
 
 // Rate is steps per second.
@@ -66,7 +67,7 @@ func (t Throughput) Rate() float64 { return float64(t.Steps) / t.Took.Seconds() 
 func (t *Throughput) add(o Throughput) {
 	t.Checks, t.Steps, t.Took = t.Checks+o.Checks, t.Steps+o.Steps, t.Took+o.Took
 	if t.Time == nil {
-		t.Time = &stepcheck.Timing{}
+		t.Time = &harness.Timing{}
 	}
 	t.Time.Add(o.Time)
 }
@@ -218,13 +219,13 @@ func (c Config) throughputs(ctx context.Context, r *Report) error {
 			return fmt.Errorf("bare SQL: %w", err)
 		}
 		r.Bare.add(bare)
-		ff, same, err := sameWork(ctx, c.Cluster, stepcheck.Budget{Checks: 40, Seed: seed})
+		ff, same, err := sameWork(ctx, c.Cluster, harness.Budget{Checks: 40, Seed: seed})
 		if err != nil {
 			return err
 		}
 		r.FaultFree.add(ff)
 		r.SameWork.add(same)
-		f, err := measure(ctx, c.Cluster, true, stepcheck.Budget{Checks: 40, Seed: seed}, stepcheck.DrawSwarm)
+		f, err := measure(ctx, c.Cluster, true, harness.Budget{Checks: 40, Seed: seed}, stepcheck.DrawSwarm)
 		if err != nil {
 			return err
 		}
@@ -273,9 +274,9 @@ func (c Config) kills(ctx context.Context, m mutants.Mutant, draw stepcheck.Draw
 			return k, err
 		}
 		opts.Concurrent, opts.Draw = m.NeedsConcurrency, draw
-		restore := stepcheck.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
+		restore := harness.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
 		opts.Deadline = time.Now().Add(c.Budget)
-		sum := stepcheck.Run(stepcheck.NewRecorder("bench/"+m.Name, nil), reference.Mutated(m), opts)
+		sum := stepcheck.Run(harness.NewRecorder("bench/"+m.Name, nil), reference.Mutated(m), opts)
 		restore()
 		drop()
 		switch f := sum.Failure; {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -19,7 +20,7 @@ type Gate struct {
 	Steps  int
 	Took   time.Duration // from the start of PostgreSQL to its stop
 	Idle   []faults.Kind // network fault kinds never struck
-	Sum    stepcheck.Summary
+	Sum    harness.Summary
 }
 
 // gate runs the gate with checks checks under draw on a cluster of its
@@ -37,13 +38,13 @@ func gate(ctx context.Context, url string, checks int, draw stepcheck.Draw) (Gat
 		return g, err
 	}
 	opts.Draw = draw
-	opts.OnCheck = func(h *stepcheck.History) {
+	opts.OnCheck = func(h *harness.History) {
 		if !h.Shrinking {
 			g.Steps += len(h.Entries)
 		}
 	}
-	restore := stepcheck.Budget{Checks: checks, Seed: 1}.Apply()
-	g.Sum = stepcheck.Run(stepcheck.NewRecorder("bench/gate", nil), reference.New, opts)
+	restore := harness.Budget{Checks: checks, Seed: 1}.Apply()
+	g.Sum = stepcheck.Run(harness.NewRecorder("bench/gate", nil), reference.New, opts)
 	restore()
 	drop()
 	if cerr := c.Close(); cerr != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -29,7 +30,7 @@ func (c Config) checkLengths(ctx context.Context, r *Report, seed uint64) error 
 		}
 	}
 	for i, l := range lengths {
-		t, err := measure(ctx, c.Cluster, false, stepcheck.Budget{Checks: l.checks, Steps: l.avg, Seed: seed}, stepcheck.DrawSwarm)
+		t, err := measure(ctx, c.Cluster, false, harness.Budget{Checks: l.checks, Steps: l.avg, Seed: seed}, stepcheck.DrawSwarm)
 		if err != nil {
 			return fmt.Errorf("checks of %d steps: %w", l.avg, err)
 		}
@@ -39,12 +40,12 @@ func (c Config) checkLengths(ctx context.Context, r *Report, seed uint64) error 
 }
 
 // measure runs the reference under budget and returns its throughput.
-func measure(ctx context.Context, c *pgscratch.Server, faults bool, b stepcheck.Budget, draw stepcheck.Draw) (Throughput, error) {
+func measure(ctx context.Context, c *pgscratch.Server, faults bool, b harness.Budget, draw stepcheck.Draw) (Throughput, error) {
 	return measureWith(ctx, c, faults, b, draw, reference.New)
 }
 
 // measureWith is measure on the subjects newSubject builds.
-func measureWith(ctx context.Context, c *pgscratch.Server, faults bool, b stepcheck.Budget, draw stepcheck.Draw, newSubject stepcheck.NewSubject) (Throughput, error) {
+func measureWith(ctx context.Context, c *pgscratch.Server, faults bool, b harness.Budget, draw stepcheck.Draw, newSubject stepcheck.NewSubject) (Throughput, error) {
 	opts, drop, err := options(ctx, c, faults)
 	if err != nil {
 		return Throughput{}, err
@@ -54,8 +55,8 @@ func measureWith(ctx context.Context, c *pgscratch.Server, faults bool, b stepch
 	restore := b.Apply()
 	defer restore()
 	var t Throughput
-	opts.OnCheck = func(h *stepcheck.History) { t.Steps += len(h.Entries) }
-	sum := stepcheck.Run(stepcheck.NewRecorder("bench/throughput", nil), newSubject, opts)
+	opts.OnCheck = func(h *harness.History) { t.Steps += len(h.Entries) }
+	sum := stepcheck.Run(harness.NewRecorder("bench/throughput", nil), newSubject, opts)
 	t.Took, t.Checks, t.Time = sum.Time.Total, sum.Checks, sum.Time
 	if sum.Failure != nil {
 		return t, fmt.Errorf("the reference failed while measuring throughput: %s", sum.Failure.Message)

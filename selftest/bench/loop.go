@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // LoopKill is one loop mutant: the loop contract over seeds, and the loop
@@ -64,8 +64,8 @@ func (c Config) loopKill(ctx context.Context, m refloop.Mutant) (LoopKill, error
 		}
 		stop := make(chan struct{})
 		t := time.AfterFunc(c.Budget, func() { close(stop) })
-		restore := stepcheck.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
-		res := loopcheck.Run(stepcheck.NewRecorder("bench/loop/"+m.Name, nil), m.New,
+		restore := harness.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
+		res := loopcheck.Run(harness.NewRecorder("bench/loop/"+m.Name, nil), m.New,
 			loopcheck.Options{DatabaseURL: db.URL, Recovery: refloop.Recovery, MaxAttempts: m.MaxAttempts, Interrupt: stop})
 		restore()
 		t.Stop()

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // LoopRate is the reference relay through the loop contract for the
@@ -32,9 +32,9 @@ func (c Config) loopRates(ctx context.Context) ([]LoopRate, error) {
 		if err != nil {
 			return out, err
 		}
-		restore := stepcheck.Budget{Checks: 1_000_000, Seed: 1, ShrinkTime: time.Nanosecond}.Apply()
+		restore := harness.Budget{Checks: 1_000_000, Seed: 1, ShrinkTime: time.Nanosecond}.Apply()
 		start := time.Now()
-		res := loopcheck.Run(stepcheck.NewRecorder("bench/loop/rate", nil), refloop.New, loopcheck.Options{DatabaseURL: db.URL,
+		res := loopcheck.Run(harness.NewRecorder("bench/loop/rate", nil), refloop.New, loopcheck.Options{DatabaseURL: db.URL,
 			Recovery: refloop.Recovery, Parallel: k, Deadline: start.Add(c.Budget), Confirm: 1})
 		took := time.Since(start)
 		restore()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -27,7 +28,7 @@ func (r *Report) speedMarkdown(p func(string, ...any)) {
 	p("| fault-injected steps/s | %.0f | %.2f of fault-free; %.2f bare ops a step | the same with partitions, lost replies, broker faults, crashes mid-request and database crashes (%d checks, %d steps in %s) |",
 		r.Faulted.Rate(), r.Faulted.Rate()/r.FaultFree.Rate(), r.Bare.Rate()/r.Faulted.Rate(), r.Faulted.Checks, r.Faulted.Steps, secs(r.Faulted.Took))
 	p("")
-	p("Where the wall time went (`stepcheck.Summary.Time`; *model and rapid* is what no kind measures):")
+	p("Where the wall time went (`harness.Summary.Time`; *model and rapid* is what no kind measures):")
 	p("")
 	p("- fault-free: %s", timing(r.FaultFree.Time))
 	p("- fault-injected: %s", timing(r.Faulted.Time))
@@ -36,7 +37,7 @@ func (r *Report) speedMarkdown(p func(string, ...any)) {
 	r.gateMarkdown(p)
 }
 
-func timing(t *stepcheck.Timing) string {
+func timing(t *harness.Timing) string {
 	if t == nil {
 		return "-"
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -17,7 +18,7 @@ func TestMarkdownComparesSideBySide(t *testing.T) {
 	r := &Report{Seeds: 2, Budget: 30 * s, ClusterReady: []time.Duration{s},
 		Bare:      Bare{Ops: 3000, Took: s},
 		SameWork:  Bare{Ops: 1200, Took: s / 2},
-		FaultFree: Throughput{Checks: 10, Steps: 1500, Took: s, Time: &stepcheck.Timing{Total: s}},
+		FaultFree: Throughput{Checks: 10, Steps: 1500, Took: s, Time: &harness.Timing{Total: s}},
 		Faulted:   Throughput{Checks: 10, Steps: 750, Took: s},
 		Lengths: []Length{{Average: 30, Throughput: Throughput{Checks: 70, Steps: 900, Took: s}},
 			{Average: 3000, Throughput: Throughput{Checks: 1, Steps: 600, Took: s}}},

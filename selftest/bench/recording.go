@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -26,13 +27,13 @@ func (r *recording) Reset(ctx context.Context) error {
 	return err
 }
 
-func (r *recording) Commit(ctx context.Context, p stepcheck.Payment, now time.Time) (string, error) {
+func (r *recording) Commit(ctx context.Context, p harness.Payment, now time.Time) (string, error) {
 	id, err := r.Subject.Commit(ctx, p, now)
 	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error { _, err := s.Commit(ctx, p, now); return err })
 	return id, err
 }
 
-func (r *recording) Rollback(ctx context.Context, p stepcheck.Payment, now time.Time) error {
+func (r *recording) Rollback(ctx context.Context, p harness.Payment, now time.Time) error {
 	err := r.Subject.Rollback(ctx, p, now)
 	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error { return s.Rollback(ctx, p, now) })
 	return err
@@ -47,7 +48,7 @@ func (r *recording) Claim(ctx context.Context, d int, now time.Time, limit int) 
 	return got, err
 }
 
-func (r *recording) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub stepcheck.Publisher) error {
+func (r *recording) Publish(ctx context.Context, d int, c stepcheck.Claimed, pub harness.Publisher) error {
 	err := r.Subject.Publish(ctx, d, c, pub)
 	r.add(0, err, func(ctx context.Context, s stepcheck.Subject) error {
 		if perr := s.Publish(ctx, d, c, accepting{}); perr != nil {
@@ -95,9 +96,9 @@ func (r *recording) Cleanup(ctx context.Context, now time.Time, retention time.D
 }
 
 // Handle replays the failpoints' answers as the harness gave them.
-func (r *recording) Handle(ctx context.Context, c int, m stepcheck.Message, fp stepcheck.Failpoints) error {
+func (r *recording) Handle(ctx context.Context, c int, m harness.Message, fp harness.Failpoints) error {
 	var answers []error
-	err := r.Subject.Handle(ctx, c, m, func(p stepcheck.Failpoint) error {
+	err := r.Subject.Handle(ctx, c, m, func(p harness.Failpoint) error {
 		var err error
 		if fp != nil {
 			err = fp(p)
@@ -107,7 +108,7 @@ func (r *recording) Handle(ctx context.Context, c int, m stepcheck.Message, fp s
 	})
 	r.add(1, err, func(ctx context.Context, s stepcheck.Subject) error {
 		i := 0
-		return s.Handle(ctx, c, m, func(stepcheck.Failpoint) error {
+		return s.Handle(ctx, c, m, func(harness.Failpoint) error {
 			if i >= len(answers) {
 				return nil
 			}
@@ -118,7 +119,7 @@ func (r *recording) Handle(ctx context.Context, c int, m stepcheck.Message, fp s
 	return err
 }
 
-func (r *recording) Crash(a stepcheck.Actor) {
+func (r *recording) Crash(a harness.Actor) {
 	r.Subject.Crash(a)
 	r.add(0, nil, func(_ context.Context, s stepcheck.Subject) error { s.Crash(a); return nil })
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -66,7 +67,7 @@ func (l *CallLog) Record(newSubject stepcheck.NewSubject) stepcheck.NewSubject {
 // error: the replay would not be the same work.
 func (l *CallLog) Replay(ctx context.Context, dbURL string, newSubject stepcheck.NewSubject) (Bare, error) {
 	env := l.env
-	env.ConnString = func(stepcheck.Actor) string { return dbURL }
+	env.ConnString = func(harness.Actor) string { return dbURL }
 	next := 0
 	env.NewID = func() string {
 		if next >= len(l.ids) {
@@ -120,11 +121,11 @@ const replayCallTimeout = 5 * time.Second
 // accepting is a broker that acknowledges everything at once.
 type accepting struct{}
 
-func (accepting) Publish(context.Context, stepcheck.Message) error { return nil }
+func (accepting) Publish(context.Context, harness.Message) error { return nil }
 
 // sameWork measures the fault-free throughput as measure does, and the
 // same work bare: the run's calls replayed on a fresh database.
-func sameWork(ctx context.Context, c *pgscratch.Server, b stepcheck.Budget) (Throughput, Bare, error) {
+func sameWork(ctx context.Context, c *pgscratch.Server, b harness.Budget) (Throughput, Bare, error) {
 	var l CallLog
 	t, err := measureWith(ctx, c, false, b, stepcheck.DrawSwarm, l.Record(reference.New))
 	if err != nil {

@@ -6,21 +6,22 @@ import (
 	"testing"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 // The replay makes exactly the calls the harness made, each with the
 // outcome it had: the same work. A recording whose outcome the replay
 // does not meet is refused, not timed.
 func TestSameWorkReplaysTheRunsCalls(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Database(t)
+	db := pgscratch.NewDatabase(t)
 	var l CallLog
-	restore := stepcheck.Budget{Checks: 15, Seed: 3}.Apply()
-	sum := stepcheck.Run(stepcheck.NewRecorder("samework", nil), l.Record(reference.New), stepcheck.Options{DatabaseURL: db.URL})
+	restore := harness.Budget{Checks: 15, Seed: 3}.Apply()
+	sum := stepcheck.Run(harness.NewRecorder("samework", nil), l.Record(reference.New), stepcheck.Options{DatabaseURL: db.URL})
 	restore()
 	if sum.Failure != nil {
 		t.Fatalf("the reference failed: %s", sum.Failure.Message)
@@ -38,7 +39,7 @@ func TestSameWorkReplaysTheRunsCalls(t *testing.T) {
 			fails++
 		}
 	}
-	got, err := l.Replay(ctx, pgtest.Database(t).URL, reference.New)
+	got, err := l.Replay(ctx, pgscratch.NewDatabase(t).URL, reference.New)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestSameWorkReplaysTheRunsCalls(t *testing.T) {
 			break
 		}
 	}
-	if _, err := l.Replay(ctx, pgtest.Database(t).URL, reference.New); err == nil || !strings.Contains(err.Error(), "diverged") {
+	if _, err := l.Replay(ctx, pgscratch.NewDatabase(t).URL, reference.New); err == nil || !strings.Contains(err.Error(), "diverged") {
 		t.Fatalf("a replay that cannot be the same work was timed: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
@@ -22,7 +23,7 @@ import (
 // Config is one kill-matrix run.
 type Config struct {
 	Cluster *pgscratch.Server // where each subject gets a fresh database
-	Budget  stepcheck.Budget  // per subject; the run stops at its first failure
+	Budget  harness.Budget    // per subject; the run stops at its first failure
 	// ShrinkRuns, if set, bounds each step row's shrinking by replays
 	// (stepcheck.Options.MaxShrinkRuns) as well as by Budget.ShrinkTime:
 	// a row's counterexample is then the same on a loaded machine.
@@ -50,7 +51,7 @@ type Row struct {
 	// Concurrent: the subject ran with ClaimTogether and DeliverTogether (Options.Concurrent).
 	Concurrent bool
 	// Failure is the shrunk failure; nil when every check passed.
-	Failure *stepcheck.Failure
+	Failure *harness.Failure
 	Checks  int           // checks until the first failure (all checks when none)
 	ToFail  time.Duration // wall time until the first failure
 	Elapsed time.Duration // wall time including shrinking
@@ -194,12 +195,12 @@ func (c Config) run(ctx context.Context, s subject) (Row, error) {
 		opts.CrashDatabase = c.Cluster.Crash
 	}
 	start := time.Now()
-	rec := stepcheck.NewRecorder("outboxcheck/"+s.name, c.Live)
+	rec := harness.NewRecorder("outboxcheck/"+s.name, c.Live)
 	sum := stepcheck.Run(rec, s.new, opts)
 	row := Row{Subject: s.name, Want: s.want, Faults: s.faults, Concurrent: s.concurrent, Failure: sum.Failure,
 		Checks: sum.Checks, Elapsed: time.Since(start), Output: rec.Output()}
 	if rec.Failed() && row.Failure == nil {
-		row.Failure = &stepcheck.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
+		row.Failure = &harness.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
 	}
 	row.ToFail = row.Elapsed
 	if sum.First != nil {

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 // maxSteps bounds a shrunk counterexample: reaching DEAD alone takes
 // 3 × (claim, publish, mark failed, wait).
@@ -41,8 +41,8 @@ func TestKillMatrix(t *testing.T) {
 	// gets the same counterexamples (a 10 s budget left 40-step stories
 	// under load); the time is only a backstop.
 	cfg := killmatrix.Config{
-		Cluster:    pgtest.Cluster(t),
-		Budget:     stepcheck.Budget{Checks: 300, Seed: 1, ShrinkTime: 2 * time.Minute}, // a given -rapid.* flag wins (Budget.Apply)
+		Cluster:    pgscratch.Shared(t),
+		Budget:     harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 2 * time.Minute}, // a given -rapid.* flag wins (Budget.Apply)
 		ShrinkRuns: shrinkRuns,
 		Reference:  true,
 	}

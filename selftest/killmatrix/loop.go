@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // LoopBudget is what a loop row may spend: schedules run on real time, so
@@ -56,7 +56,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 		return Row{}, err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	b := stepcheck.Budget{Checks: c.LoopBudget.Checks, Seed: c.Budget.Seed, ShrinkTime: c.LoopBudget.ShrinkTime}
+	b := harness.Budget{Checks: c.LoopBudget.Checks, Seed: c.Budget.Seed, ShrinkTime: c.LoopBudget.ShrinkTime}
 	switch {
 	case b.Checks > 0:
 	case l.want == "":
@@ -71,13 +71,13 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	defer restore()
 	l.opts.DatabaseURL = db.URL
 	l.opts.Parallel = loopcheck.DefaultParallel() // refloop's relays read no server-wide snapshot
-	rec := stepcheck.NewRecorder("outboxcheck/"+l.name, c.Live)
+	rec := harness.NewRecorder("outboxcheck/"+l.name, c.Live)
 	start := time.Now()
 	res := loopcheck.Run(rec, l.new, l.opts)
 	row := Row{Subject: l.name, Want: l.want, Also: l.also, Faults: true, Failure: res.Failure, Checks: res.Checks,
 		Elapsed: time.Since(start), Output: rec.Output(), Reproduced: res.Reproduced, Confirmations: res.Confirmations}
 	if res.Failure == nil && rec.Failed() {
-		row.Failure = &stepcheck.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
+		row.Failure = &harness.Failure{Infrastructure: true, Message: "rapid failed without a recorded failure:\n" + rec.Output()}
 	}
 	row.ToFail = row.Elapsed
 	if res.First != nil {

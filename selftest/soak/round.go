@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
@@ -105,19 +106,19 @@ func (r *round) rotate(ctx context.Context) {
 }
 
 func (r *round) faultLinks() []string {
-	out := []string{stepcheck.Actor{Role: stepcheck.Producer}.String()}
+	out := []string{harness.Actor{Role: harness.Producer}.String()}
 	for i := range r.env.Dispatchers {
-		out = append(out, stepcheck.Actor{Role: stepcheck.Dispatcher, N: i}.String())
+		out = append(out, harness.Actor{Role: harness.Dispatcher, N: i}.String())
 	}
 	for i := range r.env.Consumers {
-		out = append(out, stepcheck.Actor{Role: stepcheck.Consumer, N: i}.String())
+		out = append(out, harness.Actor{Role: harness.Consumer, N: i}.String())
 	}
 	return out
 }
 
 func (r *round) produce(ctx context.Context) {
 	every(ctx, 5*time.Millisecond, func(i int) {
-		pay := stepcheck.Payment{ID: fmt.Sprintf("pay-%d", i), MerchantID: fmt.Sprintf("m-%d", i%3), AmountCents: int64(100 + i)}
+		pay := harness.Payment{ID: fmt.Sprintf("pay-%d", i), MerchantID: fmt.Sprintf("m-%d", i%3), AmountCents: int64(100 + i)}
 		if i%5 == 4 {
 			_ = r.call(ctx, func(ctx context.Context) error { return r.subj.Rollback(ctx, pay, r.clk.now()) })
 			return
@@ -140,7 +141,7 @@ func (r *round) produce(ctx context.Context) {
 // dispatch is one dispatcher's loop: claim, publish, mark. In the drain
 // (once) it returns when nothing is due.
 func (r *round) dispatch(ctx context.Context, d int, once bool) (claimed int) {
-	actor := stepcheck.Actor{Role: stepcheck.Dispatcher, N: d}
+	actor := harness.Actor{Role: harness.Dispatcher, N: d}
 	for ctx.Err() == nil {
 		if r.crash[d].Swap(false) {
 			r.subj.Crash(actor)
@@ -182,7 +183,7 @@ func (r *round) dispatch(ctx context.Context, d int, once bool) (claimed int) {
 // failpoint, alternately before and after its commit. In the drain
 // (crashes false) it makes one sweep over the queue as it stands.
 func (r *round) consume(ctx context.Context, c int, crashes bool) {
-	actor := stepcheck.Actor{Role: stepcheck.Consumer, N: c}
+	actor := harness.Actor{Role: harness.Consumer, N: c}
 	sweep := r.bro.len()
 	for n := 0; ctx.Err() == nil; {
 		if !crashes && n == sweep {
@@ -200,12 +201,12 @@ func (r *round) consume(ctx context.Context, c int, crashes bool) {
 		r.mu.Lock()
 		r.aggregates[m.ID] = m.AggregateID
 		r.mu.Unlock()
-		crashAt := stepcheck.Failpoint("")
+		crashAt := harness.Failpoint("")
 		if crashes && n%9 == 0 {
-			crashAt = []stepcheck.Failpoint{stepcheck.BeforeCommit, stepcheck.AfterCommit}[n/9%2]
+			crashAt = []harness.Failpoint{harness.BeforeCommit, harness.AfterCommit}[n/9%2]
 		}
 		err := r.call(ctx, func(ctx context.Context) error {
-			return r.subj.Handle(ctx, c, m, func(p stepcheck.Failpoint) error {
+			return r.subj.Handle(ctx, c, m, func(p harness.Failpoint) error {
 				if p == crashAt {
 					return errCrash
 				}
@@ -238,13 +239,13 @@ func (r *round) drainAndCheck(ctx context.Context) error {
 		}
 	}
 	for i := range r.env.Dispatchers {
-		r.subj.Crash(stepcheck.Actor{Role: stepcheck.Dispatcher, N: i})
+		r.subj.Crash(harness.Actor{Role: harness.Dispatcher, N: i})
 		r.crash[i].Store(false)
 	}
 	for i := range r.env.Consumers {
-		r.subj.Crash(stepcheck.Actor{Role: stepcheck.Consumer, N: i})
+		r.subj.Crash(harness.Actor{Role: harness.Consumer, N: i})
 	}
-	r.subj.Crash(stepcheck.Actor{Role: stepcheck.Producer})
+	r.subj.Crash(harness.Actor{Role: harness.Producer})
 	quiet := 0
 	for pass := 0; pass < 200 && quiet < 2; pass++ {
 		r.clk.advance(30 * time.Minute)

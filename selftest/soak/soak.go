@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/faults"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -56,9 +57,9 @@ func Run(ctx context.Context, newSubject stepcheck.NewSubject, c Config) (Result
 	var cur currentBroker
 	var linkErr error
 	env := stepcheck.Env{
-		ConnString: func(a stepcheck.Actor) string {
+		ConnString: func(a harness.Actor) string {
 			u := *base
-			if net != nil && a.Role != stepcheck.Operator {
+			if net != nil && a.Role != harness.Operator {
 				addr, err := net.Link(a.String())
 				linkErr = errors.Join(linkErr, err)
 				u.Host = addr
@@ -121,7 +122,7 @@ func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 // time and back on the queue until a consumer acknowledges it.
 type broker struct {
 	mu        sync.Mutex
-	queue     []stepcheck.Message
+	queue     []harness.Message
 	published int
 }
 
@@ -130,7 +131,7 @@ var (
 	errAckLost = errors.New("broker acknowledgement lost")
 )
 
-func (b *broker) Publish(_ context.Context, m stepcheck.Message) error {
+func (b *broker) Publish(_ context.Context, m harness.Message) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.published++
@@ -145,18 +146,18 @@ func (b *broker) Publish(_ context.Context, m stepcheck.Message) error {
 	return nil
 }
 
-func (b *broker) take() (stepcheck.Message, bool) {
+func (b *broker) take() (harness.Message, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.queue) == 0 {
-		return stepcheck.Message{}, false
+		return harness.Message{}, false
 	}
 	m := b.queue[0]
 	b.queue = b.queue[1:]
 	return m, true
 }
 
-func (b *broker) requeue(m stepcheck.Message) {
+func (b *broker) requeue(m harness.Message) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.queue = append(b.queue, m)
@@ -173,7 +174,7 @@ type currentBroker struct {
 
 func (c *currentBroker) set(b *broker) { c.mu.Lock(); c.b = b; c.mu.Unlock() }
 
-func (c *currentBroker) Publish(ctx context.Context, m stepcheck.Message) error {
+func (c *currentBroker) Publish(ctx context.Context, m harness.Message) error {
 	c.mu.Lock()
 	b := c.b
 	c.mu.Unlock()

@@ -6,19 +6,20 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/selftest/soak"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 // The baseline must be fair: the reference passes it under the full fault
 // rotation, and it does catch a bug that shows in the end state.
 func TestSoak(t *testing.T) {
 	ctx := context.Background()
 	t.Run("reference passes", func(t *testing.T) {
-		res, err := soak.Run(ctx, reference.New, soak.Config{DatabaseURL: pgtest.Database(t).URL, Budget: 6 * time.Second, Faults: true})
+		res, err := soak.Run(ctx, reference.New, soak.Config{DatabaseURL: pgscratch.NewDatabase(t).URL, Budget: 6 * time.Second, Faults: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +32,7 @@ func TestSoak(t *testing.T) {
 		}
 	})
 	t.Run("claim-no-reclaim is caught", func(t *testing.T) {
-		res, err := soak.Run(ctx, reference.Mutated(mutants.ClaimNoReclaim), soak.Config{DatabaseURL: pgtest.Database(t).URL, Budget: time.Minute})
+		res, err := soak.Run(ctx, reference.Mutated(mutants.ClaimNoReclaim), soak.Config{DatabaseURL: pgscratch.NewDatabase(t).URL, Budget: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}

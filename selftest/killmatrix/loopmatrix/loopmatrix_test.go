@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/internal/pgtest"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
 // TestLoopKillMatrix: every loop mutant is killed by the property that
 // names its bug (or one its catalog lists as just as true), and the
@@ -31,9 +31,9 @@ func TestLoopKillMatrix(t *testing.T) {
 		t.Skip("the loop rows of the kill matrix run without -race: go test ./selftest/killmatrix/loopmatrix/")
 	}
 	cfg := killmatrix.Config{
-		Cluster:    pgtest.Cluster(t),
-		Budget:     stepcheck.Budget{Seed: 1}, // a given -rapid.seed wins (Budget.Apply)
-		Mutants:    []mutants.Mutant{},        // no step rows: TestKillMatrix has them
+		Cluster:    pgscratch.Shared(t),
+		Budget:     harness.Budget{Seed: 1}, // a given -rapid.seed wins (Budget.Apply)
+		Mutants:    []mutants.Mutant{},      // no step rows: TestKillMatrix has them
 		Loop:       true,
 		LoopBudget: killmatrix.LoopBudget{ShrinkTime: 20 * time.Second},
 	}
