@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/outboxcheck/outboxcheck/internal/chromium"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
@@ -177,6 +178,21 @@ func TestRunLoopFailure(t *testing.T) {
 	code, out = cli(t, "replay", "--times", "2", dir)
 	if !strings.Contains(out, " of 2 times") || (code != exitViolation) != strings.Contains(out, "reproduced 0 of 2") {
 		t.Fatalf("replay: exit %d:\n%s", code, out)
+	}
+	// The same schedule on the reference passes, and replay shows what it
+	// did: a story, not just "reproduced 0".
+	path := filepath.Join(dir, scheduleFile)
+	f, err := loopcheck.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Subject = "reference"
+	if err := loopcheck.WriteFile(path, f); err != nil {
+		t.Fatal(err)
+	}
+	code, out = cli(t, "replay", "--times", "1", dir)
+	if code != 0 || !strings.Contains(out, "reproduced 0 of 1") || !strings.Contains(out, "last replay (it passed):\n") || !strings.Contains(out, "Commit") {
+		t.Fatalf("replay on the reference: exit %d:\n%s", code, out)
 	}
 	dom, console := chromium.Render(t, filepath.Join(dir, "report.html"))
 	if len(console) > 0 {

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/reports"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // loopSubject is a subject the CLI can run through the loop contract, with
@@ -61,7 +61,7 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	prog := newProgress(stderr, c.budget.Checks, lopts.Deadline)
 	lopts.OnCheck = prog.check
 	restore := c.budget.Apply()
-	rec := stepcheck.NewRecorder("outboxcheck/loop/"+c.subject, nil)
+	rec := harness.NewRecorder("outboxcheck/loop/"+c.subject, nil)
 	prog.start()
 	res := loopcheck.Run(rec, ls.new, lopts)
 	prog.stop()
@@ -130,12 +130,17 @@ func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io
 	for i, st := range f.Schedule {
 		fmt.Fprintf(stdout, "%3d  %s\n", i+1, st)
 	}
-	got, last, err := loopcheck.Replay(ls.new, withDB(f.Options, opts.DatabaseURL), f.Schedule, f.Property, n)
+	o := withDB(f.Options, opts.DatabaseURL)
+	var story string // the last replay's, told when none reproduced
+	o.OnCheck = func(h *harness.History) { story = h.Story() }
+	got, last, err := loopcheck.Replay(ls.new, o, f.Schedule, f.Property, n)
 	if err != nil {
 		return infraError(err)
 	}
 	if last != nil {
 		fmt.Fprintf(stdout, "last reproduction:\n%s", last.History.Story())
+	} else if story != "" {
+		fmt.Fprintf(stdout, "last replay (it passed):\n%s", story)
 	}
 	fmt.Fprintf(stdout, "reproduced %d of %d times (real time: a loop schedule does not replay exactly)\n", got, n)
 	if got > 0 {
