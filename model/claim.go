@@ -106,21 +106,21 @@ func (s State) claimable(r Row) (Problem, bool) {
 	switch r.Status {
 	case Pending, Failed:
 		return Problem{Property: Backoff, Event: r.ID, Detail: fmt.Sprintf("claimed %s row before its available_at %s (now %s%s)",
-			s.Sem.Name(r.Status), stamp(r.AvailableAt), stamp(s.Now), s.edgeNote(r.AvailableAt))}, true
+			s.Sem.Name(r.Status), stamp(r.AvailableAt), stamp(s.Now), s.edgeNote(DueEdge, r.AvailableAt))}, true
 	case Publishing:
 		if s.Sem.Rescue != nil && s.Expired(r) {
 			return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s holds it, its lease over since %s but not yet rescued (now %s): only the rescuer takes an expired lease back",
 				r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now))}, true
 		}
 		return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s holds it until %s (now %s%s)",
-			r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now), s.edgeNote(r.ClaimExpiresAt))}, true
+			r.ClaimID, stamp(r.ClaimExpiresAt), stamp(s.Now), s.edgeNote(ExpiryEdge, r.ClaimExpiresAt))}, true
 	}
 	return Problem{Property: ModelAgreement, Event: r.ID, Detail: fmt.Sprintf("claimed a %s row", s.Sem.Name(r.Status))}, true
 }
 
-// edgeNote explains a refusal at exactly an edge under strict edges.
-func (s State) edgeNote(at time.Time) string {
-	if s.Sem.Strict && at.Equal(s.Now) {
+// edgeNote explains a refusal at exactly edge e where it is strict.
+func (s State) edgeNote(e Edge, at time.Time) string {
+	if s.Sem.StrictAt(e) && at.Equal(s.Now) {
 		return "; declared strict: due only once the instant is past"
 	}
 	return ""

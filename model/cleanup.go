@@ -15,7 +15,7 @@ func Cleanup(s State, retention time.Duration, n int, o Outcome) (State, []Probl
 	cutoff := s.Now.Add(-retention)
 	var expired []string
 	for _, id := range ids(s.Rows) {
-		if r := s.Rows[id]; r.Status == Published && s.Sem.reached(r.PublishedAt, cutoff) {
+		if r := s.Rows[id]; r.Status == Published && s.Sem.reached(RetentionEdge, r.PublishedAt, cutoff) {
 			expired = append(expired, id)
 		}
 	}

@@ -19,7 +19,7 @@ func AdvanceClock(s State, d time.Duration) State {
 func (s State) Due(r Row) bool {
 	switch r.Status {
 	case Pending, Failed:
-		return s.Sem.reached(r.AvailableAt, s.Now)
+		return s.Sem.reached(DueEdge, r.AvailableAt, s.Now)
 	case Publishing:
 		return s.Sem.Rescue == nil && s.Expired(r)
 	}
@@ -28,7 +28,7 @@ func (s State) Due(r Row) bool {
 
 // Expired reports whether r is PUBLISHING with its lease over at s.Now.
 func (s State) Expired(r Row) bool {
-	return r.Status == Publishing && s.Sem.reached(r.ClaimExpiresAt, s.Now)
+	return r.Status == Publishing && s.Sem.reached(ExpiryEdge, r.ClaimExpiresAt, s.Now)
 }
 
 // NextAttemptAt is the earliest next due available_at or lease expiry

@@ -7,7 +7,7 @@ import (
 
 // Redrive checks and applies an operator's redrive of event id: a row the
 // declared rule takes (DEAD; any idle row under AnyIdle) is made PENDING
-// and due now, with the same event_id, and its attempts reset (or, under
+// (FAILED under AsFailed) and due now, with the same event_id, and its attempts reset (or, under
 // OneMore, kept with one more attempt granted at its limit).
 func Redrive(s State, id string, changed bool, o Outcome) (State, []Problem) {
 	s = s.clone()
@@ -48,6 +48,9 @@ func (s State) redriveRule() string {
 // redriven is r after a redrive at s.Now.
 func (s State) redriven(r Row) Row {
 	r.Status, r.AvailableAt, r.AvailableLatest = Pending, s.Now, time.Time{}
+	if s.Sem.Redrive.AsFailed {
+		r.Status = Failed
+	}
 	r.ClaimID, r.ClaimExpiresAt, r.PublishedAt = "", time.Time{}, time.Time{}
 	switch {
 	case !s.Sem.Redrive.OneMore:

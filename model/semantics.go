@@ -37,8 +37,22 @@ type Semantics struct {
 	Rescue *RescueRule
 	// Strict: a row comes due, a lease expires and a PUBLISHED row passes
 	// its retention only once the instant is strictly past (available_at <
-	// now), not when it is reached (<=, the seed).
+	// now), not when it is reached (<=, the seed). It makes every edge
+	// strict; StrictDue, StrictExpiry and StrictRetention make one each,
+	// for a subject that compares differently at different edges (a fetch
+	// that takes a job once scheduled_at <= now beside a rescuer and a
+	// cleaner that act only once lease_until < now, finalized_at <
+	// cutoff: StrictExpiry and StrictRetention).
 	Strict bool
+	// StrictDue: a PENDING or FAILED row is due only once available_at <
+	// now.
+	StrictDue bool
+	// StrictExpiry: a lease is over (for the claim query that takes it
+	// back, or for the rescuer) only once claim_expires_at < now.
+	StrictExpiry bool
+	// StrictRetention: cleanup may delete a PUBLISHED row only once
+	// published_at < now - retention.
+	StrictRetention bool
 	// DeadKeepsAvailableAt: a failure that ends a row (Dead) leaves its
 	// available_at as it was; the seed sets it to now + backoff, as for a
 	// retry.
@@ -78,6 +92,11 @@ type RedriveRule struct {
 	// OneMore: attempts are kept and a row at its limit is granted one
 	// more attempt, instead of attempts reset to 0.
 	OneMore bool
+	// AsFailed: a redriven row is left as a failed one is (FAILED, due
+	// now), not PENDING: a queue whose redrive looks like a retry. Read
+	// back, it is indistinguishable from a row a failure left due now,
+	// and the model expects exactly that.
+	AsFailed bool
 }
 
 // Operation names an optional operation of the step contract.
@@ -118,10 +137,34 @@ func (s Semantics) BackoffRange(attempts int) (lo, hi time.Duration) {
 	return d, d
 }
 
-// reached reports whether instant at has come by now: at <= now, or at <
-// now under strict edges.
-func (s Semantics) reached(at, now time.Time) bool {
-	if s.Strict {
+// Edge is an instant the model compares with now, each declared strict
+// (<) or not (<=) on its own.
+type Edge int
+
+const (
+	DueEdge       Edge = iota // available_at: a PENDING or FAILED row comes due
+	ExpiryEdge                // claim_expires_at: a lease is over
+	RetentionEdge             // published_at + retention: cleanup may delete
+)
+
+// StrictAt reports whether edge e is strict: reached only once the
+// instant is past.
+func (s Semantics) StrictAt(e Edge) bool {
+	switch e {
+	case DueEdge:
+		return s.Strict || s.StrictDue
+	case ExpiryEdge:
+		return s.Strict || s.StrictExpiry
+	case RetentionEdge:
+		return s.Strict || s.StrictRetention
+	}
+	panic(fmt.Sprintf("model: unknown edge %d", e))
+}
+
+// reached reports whether instant at of edge e has come by now: at <=
+// now, or at < now where e is strict.
+func (s Semantics) reached(e Edge, at, now time.Time) bool {
+	if s.StrictAt(e) {
 		return at.Before(now)
 	}
 	return !at.After(now)

@@ -116,6 +116,53 @@ func TestStrictEdges(t *testing.T) {
 	wantNone(t, ps)
 }
 
+// Edges declared one by one: a fetch at <= (due at exactly available_at)
+// beside a rescuer at < (a lease not over at exactly its end), and the
+// other way round.
+func TestMixedEdges(t *testing.T) {
+	sem := jobQueue()
+	sem.Strict, sem.StrictExpiry = false, true
+	s := committed(t, New(t0, sem), "p", "e")
+	s, ps := claim(t, s, "k1", 1, Claimed{ID: "e", Attempts: 0}) // due at the instant
+	wantNone(t, ps)
+	atEnd := AdvanceClock(s, time.Minute)
+	_, ps = Rescue(atEnd, 1, Done) // strict expiry: not over yet
+	wantProblem(t, ps, LeaseExclusive)
+	_, ps = Rescue(atEnd, 0, Done)
+	wantNone(t, ps)
+
+	sem.StrictDue, sem.StrictExpiry = true, false
+	s = committed(t, New(t0, sem), "p", "e")
+	_, ps = claim(t, s, "k1", 1, Claimed{ID: "e", Attempts: 0})
+	wantProblem(t, ps, Backoff)
+	s = AdvanceClock(s, time.Nanosecond)
+	s, _ = claim(t, s, "k1", 1, Claimed{ID: "e", Attempts: 0})
+	_, ps = Rescue(AdvanceClock(s, time.Minute), 0, Done) // not strict: over at its end
+	wantProblem(t, ps, NoLoss)
+}
+
+// Retention's edge on its own: a row published at exactly the cutoff is
+// past it at <=, not at <.
+func TestRetentionEdge(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		sem := SeedSemantics()
+		sem.StrictRetention = strict
+		s := committed(t, New(t0, sem), "p", "e")
+		s, _ = claim(t, s, "k1", 1, Claimed{ID: "e", Attempts: 1})
+		s, _ = MarkPublished(s, "e", "k1", true, Done)
+		want := 1
+		if strict {
+			want = 0
+		}
+		if _, ps := Cleanup(s, 0, want, Done); len(ps) != 0 {
+			t.Errorf("strict %v: deleting %d at the cutoff: %v", strict, want, ps)
+		}
+		if _, ps := Cleanup(s, 0, 1-want, Done); len(ps) == 0 {
+			t.Errorf("strict %v: deleting %d at the cutoff passed", strict, 1-want)
+		}
+	}
+}
+
 // A rescuer: an expired lease is not claimable until the rescue, which
 // re-queues it and revokes the claim; the revoked claimant's mark must
 // change nothing; a rescue that leaves a lease over loses its event.
@@ -172,6 +219,29 @@ func TestRedriveOneMore(t *testing.T) {
 	if r := s.Rows["e"]; r.Status != Dead || r.Attempts != 2 {
 		t.Fatalf("one more attempt, then discarded again: %s", s.describe(r))
 	}
+}
+
+// A redrive that looks like a retry: the row is left FAILED, due now,
+// with one more attempt, and is claimed again as a failed row is.
+func TestRedriveAsFailed(t *testing.T) {
+	sem := jobQueue()
+	sem.MaxAttempts = 1
+	sem.Redrive.AsFailed = true
+	s := committed(t, New(t0, sem), "p", "e")
+	s = AdvanceClock(s, ms(1))
+	s, _ = claim(t, s, "k1", 1, Claimed{ID: "e", Attempts: 0})
+	s, _ = MarkFailed(s, "e", "k1", true, Done)
+	s, ps := Redrive(s, "e", true, Done)
+	wantNone(t, ps)
+	if r := s.Rows["e"]; r.Status != Failed || r.Attempts != 1 || !r.AvailableAt.Equal(s.Now) {
+		t.Fatalf("redriven as failed: %s", s.describe(r))
+	}
+	if st := s.ExpectedStats(); st.Failed != 1 || st.Dead != 0 {
+		t.Fatalf("stats %+v, want it counted failed", st)
+	}
+	s = AdvanceClock(s, ms(1))
+	_, ps = claim(t, s, "k2", 1, Claimed{ID: "e", Attempts: 1})
+	wantNone(t, ps)
 }
 
 // LastDeadline is the latest instant anything waits for: the late end of

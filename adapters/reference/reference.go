@@ -121,7 +121,7 @@ func Build(ctx context.Context, env stepcheck.Env, m mutants.Mutant) (*Subject, 
 
 // seedShaped reports whether sem declares nothing but the seed's rules.
 func seedShaped(sem model.Semantics) bool {
-	return sem.Backoff == nil && !sem.AttemptsOnFailure && sem.Rescue == nil && !sem.Strict &&
+	return sem.Backoff == nil && !sem.AttemptsOnFailure && sem.Rescue == nil && !sem.Strict && !sem.StrictDue && !sem.StrictExpiry && !sem.StrictRetention &&
 		!sem.DeadKeepsAvailableAt && sem.Redrive == (model.RedriveRule{}) && len(sem.Names) == 0 && len(sem.Without) == 0
 }
 
