@@ -128,7 +128,7 @@ func (s State) edgeNote(e Edge, at time.Time) string {
 
 func claimOfUnknown(s State, id string) []Problem {
 	if _, gone := s.Gone[id]; gone {
-		return []Problem{{Property: ModelAgreement, Event: id, Detail: "claimed a row that cleanup deleted"}}
+		return []Problem{{Property: ModelAgreement, Event: id, Detail: "claimed a row that was deleted"}}
 	}
 	if _, maybe := s.Maybe[id]; maybe {
 		return []Problem{{Property: ModelAgreement, Event: id, Detail: "claimed while its outcome is unresolved; observe first"}}

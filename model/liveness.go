@@ -5,7 +5,8 @@ import "fmt"
 // Liveness judges a model after the drain (every fault healed, every actor
 // restarted, the clock past every lease and backoff, dispatch and delivery
 // run until quiescent). Every committed event must be PUBLISHED (or cleaned
-// up after it was) and acknowledged by a consumer, or DEAD; every
+// up after it was, or deleted on success) and acknowledged by a consumer,
+// or DEAD; every
 // acknowledged event must have exactly one business effect.
 func Liveness(s State) []Problem {
 	var ps []Problem
@@ -20,9 +21,13 @@ func Liveness(s State) []Problem {
 			ps = append(ps, Problem{Property: NoLoss, Event: id, Detail: "PUBLISHED but never delivered and acknowledged"})
 		}
 	}
+	gone := "cleaned up"
+	if s.Sem.DeleteOnSuccess {
+		gone = "deleted"
+	}
 	for _, id := range ids(s.Gone) {
 		if !s.Acked[id] {
-			ps = append(ps, Problem{Property: NoLoss, Event: id, Detail: "cleaned up but never delivered and acknowledged"})
+			ps = append(ps, Problem{Property: NoLoss, Event: id, Detail: gone + " but never delivered and acknowledged"})
 		}
 	}
 	for _, id := range ids(s.Acked) {

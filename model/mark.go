@@ -8,11 +8,23 @@ import (
 // MarkPublished checks and applies a dispatcher's MarkPublished of event id
 // under claimID at s.Now. changed is what the subject reported (ignored
 // when o is Unknown).
+// Under DeleteOnSuccess the row goes instead (the model keeps its
+// published state among the gone rows, which must be delivered).
 func MarkPublished(s State, id, claimID string, changed bool, o Outcome) (State, []Problem) {
-	return mark(s, id, claimID, changed, o, func(r Row) Row {
+	published := func(r Row) Row {
 		r.Status, r.PublishedAt, r.ClaimID, r.ClaimExpiresAt = Published, s.Now, "", time.Time{}
 		return r
-	})
+	}
+	if !s.Sem.DeleteOnSuccess {
+		return mark(s, id, claimID, changed, o, published)
+	}
+	before := s.Rows[id]
+	s, ps := mark(s, id, claimID, changed, o, func(r Row) Row { return Row{ID: r.ID, AggregateID: r.AggregateID} })
+	if r, ok := s.Rows[id]; ok && r.Status == Absent {
+		delete(s.Rows, id)
+		s.Gone[id] = published(before)
+	}
+	return s, ps
 }
 
 // MarkFailed checks and applies a fenced failure of event id under claimID

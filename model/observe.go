@@ -99,6 +99,8 @@ func (s *State) resolveMaybe(o Observed) []Problem {
 			}
 		case cands[0].Status == Published: // an unknown cleanup did delete it
 			s.Gone[id] = cands[0]
+		case cands[0].Status == Publishing && s.Sem.DeleteOnSuccess: // an unknown mark did delete it
+			s.Gone[id] = cands[0]
 		}
 	}
 	return ps
@@ -111,6 +113,9 @@ func (s *State) compareRow(id string, o Observed, afterCleanup bool) []Problem {
 	if !ok {
 		delete(s.Rows, id)
 		s.Gone[id] = want
+		if s.Sem.DeleteOnSuccess && want.Status == Publishing && want.ClaimID == o.Published && s.carried(id) {
+			return nil // deleted inside Publish once the broker had it: allowed
+		}
 		if afterCleanup {
 			return []Problem{{Property: RetentionSafe, Event: id,
 				Detail: fmt.Sprintf("cleanup deleted a %s row (only PUBLISHED rows past retention may go)", s.Sem.Name(want.Status))}}

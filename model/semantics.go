@@ -59,6 +59,13 @@ type Semantics struct {
 	DeadKeepsAvailableAt bool
 	// Redrive is what the operator's redrive does.
 	Redrive RedriveRule
+	// DeleteOnSuccess: a successful mark deletes the row instead of
+	// setting it PUBLISHED (a job queue that removes a finished job).
+	// A deleted row must have been delivered, as one cleanup removed:
+	// no-loss reads the broker and the effects for it, not a row. A row
+	// deleted inside Publish once the broker has the message is allowed,
+	// as a mark inside Publish is.
+	DeleteOnSuccess bool
 	// Names spells a status as the subject stores it, where that differs
 	// from the seed's (Dead: "discarded", say). Read-back rows are parsed
 	// with it and problems use it.
