@@ -3,10 +3,8 @@ package jobqueue_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
-	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
@@ -73,15 +71,7 @@ RETURNING j.id, j.aggregate_id, j.args::text, j.attempt, $3::text, j.created_at`
 		{"undeclared", deleting, semantics(config), model.NoLoss, "vanished"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			restore := harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 5 * time.Minute}.Apply() // a backstop
-			defer restore()
-			rec := harness.NewRecorder(t.Name(), nil)
-			sum := stepcheck.Run(rec, newAdapter(c.sql()), stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Semantics: c.sem, MaxShrinkRuns: 300})
-			f := sum.Failure
-			if f == nil {
-				t.Fatalf("passed %d checks\n%s", sum.Checks, rec.Output())
-			}
-			t.Logf("killed by %s at check %d, shrunk to %d steps:\n%s", f.Property, sum.First.Check, len(f.History.Entries), f.History.Story())
+			f, _ := killed(t, c.sql(), c.sem, 300)
 			if f.Property != c.property || !strings.Contains(f.Message, c.detail) {
 				t.Errorf("want %s (%q), got %s: %s", c.property, c.detail, f.Property, f.Message)
 			}

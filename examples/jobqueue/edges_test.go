@@ -3,10 +3,8 @@ package jobqueue_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
-	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/model"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
@@ -57,16 +55,7 @@ func TestMixedEdgesWronglyDeclared(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			sem := mixedSemantics()
 			c.declare(&sem)
-			db := pgscratch.NewDatabase(t)
-			restore := harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 5 * time.Minute}.Apply() // a backstop
-			defer restore()
-			rec := harness.NewRecorder(t.Name(), nil)
-			sum := stepcheck.Run(rec, newAdapter(mixedEdges()), stepcheck.Options{DatabaseURL: db.URL, Semantics: sem, MaxShrinkRuns: 300})
-			f := sum.Failure
-			if f == nil {
-				t.Fatalf("passed %d checks declared wrong\n%s", sum.Checks, rec.Output())
-			}
-			t.Logf("killed by %s at check %d, shrunk to %d steps:\n%s", f.Property, sum.First.Check, len(f.History.Entries), f.History.Story())
+			f, _ := killed(t, mixedEdges(), sem, 300)
 			if f.Property != c.property || !strings.Contains(f.Message, c.detail) {
 				t.Errorf("want %s (%q), got %s: %s", c.property, c.detail, f.Property, f.Message)
 			}

@@ -3,10 +3,8 @@ package jobqueue_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
-	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -34,15 +32,7 @@ func TestRedriveLikeARetryDeclared(t *testing.T) {
 // Undeclared, the same queue fails on the first redrive it makes: the
 // declaration is what tells the model.
 func TestRedriveLikeARetryUndeclared(t *testing.T) {
-	restore := harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 5 * time.Minute}.Apply() // a backstop
-	defer restore()
-	rec := harness.NewRecorder(t.Name(), nil)
-	sum := stepcheck.Run(rec, newAdapter(retryLike()), stepcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Semantics: semantics(config), MaxShrinkRuns: 300})
-	f := sum.Failure
-	if f == nil {
-		t.Fatalf("passed %d checks undeclared\n%s", sum.Checks, rec.Output())
-	}
-	t.Logf("killed by %s at check %d, shrunk to %d steps:\n%s", f.Property, sum.First.Check, len(f.History.Entries), f.History.Story())
+	f, _ := killed(t, retryLike(), semantics(config), 300)
 	if !strings.Contains(f.Message, "retryable") || !strings.Contains(f.History.Story(), "Redrive") {
 		t.Errorf("want a redriven row read back retryable, got %s: %s", f.Property, f.Message)
 	}

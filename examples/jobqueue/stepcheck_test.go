@@ -3,10 +3,8 @@ package jobqueue_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/outboxcheck/outboxcheck/examples/jobqueue"
-	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -61,19 +59,13 @@ func TestJobQueueBugsAreCaught(t *testing.T) {
 			if sql == jobqueue.DefaultQueries() {
 				t.Fatal("the edit changed nothing")
 			}
-			db := pgscratch.NewDatabase(t)
-			restore := harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 15 * time.Minute}.Apply() // a backstop
-			defer restore()
-			rec := harness.NewRecorder(t.Name(), nil)
-			sum := stepcheck.Run(rec, newAdapter(sql), stepcheck.Options{DatabaseURL: db.URL, Semantics: semantics(config), MaxShrinkRuns: c.shrinkRuns})
-			f := sum.Failure
-			if f == nil || f.Property != c.property {
-				t.Fatalf("want %s, got %+v\n%s", c.property, f, rec.Output())
+			f, first := killed(t, sql, semantics(config), c.shrinkRuns)
+			if f.Property != c.property {
+				t.Fatalf("want %s, got %s: %s", c.property, f.Property, f.Message)
 			}
 			steps := len(f.History.Entries)
-			t.Logf("killed by %s at check %d, shrunk to %d steps:\n%s", f.Property, sum.First.Check, steps, f.History.Story())
-			if sum.First.Check > c.maxChecks {
-				t.Errorf("found at check %d, want within %d", sum.First.Check, c.maxChecks)
+			if first > c.maxChecks {
+				t.Errorf("found at check %d, want within %d", first, c.maxChecks)
 			}
 			if steps > c.maxSteps {
 				t.Errorf("shrunk to %d steps, want at most %d", steps, c.maxSteps)
