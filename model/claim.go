@@ -10,6 +10,7 @@ type Claimed struct {
 	ID       string
 	Attempts int
 	ClaimID  string
+	Holder   int // the claimant's session, for lock-held claims (Release)
 }
 
 // Claim checks a determinate claim result of at most limit rows taken at
@@ -52,13 +53,17 @@ func (s State) claim(limit int, got []Claimed, locked func(id string) bool) (Sta
 	for _, c := range got {
 		s.Claims[c.ClaimID] = true
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // event_id → the claim_id it came under
 	for _, c := range got {
-		if seen[c.ID] {
-			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: "returned twice by one claim"})
+		if first, twice := seen[c.ID]; twice {
+			if first != c.ClaimID { // two claimants (a pool's workers) hold it at once
+				ps = append(ps, Problem{Property: LeaseExclusive, Event: c.ID, Detail: fmt.Sprintf("taken under claims %s and %s at once: the first holds its lock", first, c.ClaimID)})
+			} else {
+				ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: "returned twice by one claim"})
+			}
 			continue
 		}
-		seen[c.ID] = true
+		seen[c.ID] = c.ClaimID
 		r, ok := s.Rows[c.ID]
 		if !ok {
 			ps = append(ps, claimOfUnknown(s, c.ID)...)
@@ -76,6 +81,10 @@ func (s State) claim(limit int, got []Claimed, locked func(id string) bool) (Sta
 			ps = append(ps, Problem{Property: ModelAgreement, Event: c.ID, Detail: "claimed without a claim_id"})
 		}
 		r.Status, r.Attempts, r.ClaimID = Publishing, want, c.ClaimID
+		if s.Sem.LockHeld {
+			s.Held[c.ID] = Hold{Row: r, Holder: c.Holder}
+			continue
+		}
 		r.ClaimExpiresAt = s.Now.Add(s.Sem.Lease)
 		s.Rows[c.ID] = r
 	}
@@ -102,6 +111,9 @@ func (s State) attemptRule() string {
 func (s State) claimable(r Row) (Problem, bool) {
 	if s.Due(r) {
 		return Problem{}, false
+	}
+	if h, held := s.Held[r.ID]; held {
+		return Problem{Property: LeaseExclusive, Event: r.ID, Detail: fmt.Sprintf("claimed while claim %s's transaction holds its lock", h.Row.ClaimID)}, true
 	}
 	switch r.Status {
 	case Pending, Failed:
@@ -142,7 +154,14 @@ const AnyClaim = "*"
 
 // ClaimUnknown records a claim whose outcome is unknown: every due row may
 // now be held by it (under a claim_id nobody saw), or not.
+//
+// A lock-held claim's unknown outcome changed nothing anyone sees: its
+// claimant's session is ended before the next step (Release), which ends
+// whatever it held.
 func ClaimUnknown(s State) State {
+	if s.Sem.LockHeld {
+		return s
+	}
 	s = s.clone()
 	claimID := AnyClaim
 	for _, id := range ids(s.Rows) {

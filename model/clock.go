@@ -17,6 +17,9 @@ func AdvanceClock(s State, d time.Duration) State {
 // available, or PUBLISHING with an expired lease where the claim query
 // takes those back (not where a rescuer does).
 func (s State) Due(r Row) bool {
+	if _, held := s.Held[r.ID]; held {
+		return false
+	}
 	switch r.Status {
 	case Pending, Failed:
 		return s.Sem.reached(DueEdge, r.AvailableAt, s.Now)

@@ -18,7 +18,7 @@ func MarkPublished(s State, id, claimID string, changed bool, o Outcome) (State,
 	if !s.Sem.DeleteOnSuccess {
 		return mark(s, id, claimID, changed, o, published)
 	}
-	before := s.Rows[id]
+	before, _, _ := s.markTarget(id, claimID)
 	s, ps := mark(s, id, claimID, changed, o, func(r Row) Row { return Row{ID: r.ID, AggregateID: r.AggregateID} })
 	if r, ok := s.Rows[id]; ok && r.Status == Absent {
 		delete(s.Rows, id)
@@ -62,26 +62,62 @@ func (s State) fail(r Row, counts bool, wait func(attempts int) (lo, hi time.Dur
 
 func mark(s State, id, claimID string, changed bool, o Outcome, apply func(Row) Row) (State, []Problem) {
 	s = s.clone()
-	r, ok := s.Rows[id]
-	current := ok && r.Status == Publishing && r.ClaimID == claimID
+	r, current, ended := s.markTarget(id, claimID)
 	switch {
 	case o == Unknown:
 		if current {
-			s.Maybe[id] = []Row{r, apply(r)}
-			delete(s.Rows, id)
+			s.Maybe[id] = []Row{s.Rows[id], apply(r)} // what others saw until then, or the mark
+			s.endMark(id)
 		}
 		return s, nil
 	case o == NotDone:
 		return s, nil
 	case changed && !current:
 		return s, []Problem{{Property: Fencing, Event: id,
-			Detail: fmt.Sprintf("mark with stale claim_id %s changed the row (current: %s %s)", claimID, r.Status, orNone(r.ClaimID))}}
+			Detail: fmt.Sprintf("mark with stale claim_id %s changed the row (current: %s)", claimID, s.holderOf(id))}}
+	case !changed && current && ended:
+		s.endMark(id) // it came after its session's end: nothing to commit
+		return s, nil
 	case !changed && current:
 		return s, []Problem{{Property: ModelAgreement, Event: id,
 			Detail: fmt.Sprintf("mark with the current claim_id %s changed nothing", claimID)}}
 	}
 	if current {
+		s.endMark(id)
 		s.Rows[id] = apply(r)
 	}
 	return s, nil
+}
+
+// markTarget is the row a mark under claimID applies to, whether that
+// claim is current, and whether (lock-held) its session ended in this
+// step, so that the mark may or may not have committed before the end.
+func (s State) markTarget(id, claimID string) (r Row, current, ended bool) {
+	if !s.Sem.LockHeld {
+		r, ok := s.Rows[id]
+		return r, ok && r.Status == Publishing && r.ClaimID == claimID, false
+	}
+	h, ok := s.Held[id]
+	if !ok {
+		h, ok = s.Ended[id]
+		ended = ok
+	}
+	return h.Row, ok && h.Row.ClaimID == claimID, ended
+}
+
+// endMark takes row id out of the model's sure rows and claims: its
+// mark's outcome is about to replace it.
+func (s *State) endMark(id string) {
+	delete(s.Rows, id)
+	delete(s.Held, id)
+	delete(s.Ended, id)
+}
+
+// holderOf says which claim holds row id now, for a fencing problem.
+func (s State) holderOf(id string) string {
+	if h, ok := s.Held[id]; ok {
+		return "held by claim " + h.Row.ClaimID
+	}
+	r := s.Rows[id]
+	return fmt.Sprintf("%s %s", r.Status, orNone(r.ClaimID))
 }

@@ -23,6 +23,7 @@ type Observed struct {
 // the action that just ran so that rows it removed are judged by retention.
 func Observe(s State, o Observed, afterCleanup bool) (State, []Problem) {
 	s = s.clone()
+	clear(s.Ended) // a session that ended before this read commits nothing more
 	var ps []Problem
 	ps = append(ps, s.resolveUnsure(o)...)
 	ps = append(ps, s.resolveMaybe(o)...)
@@ -99,7 +100,7 @@ func (s *State) resolveMaybe(o Observed) []Problem {
 			}
 		case cands[0].Status == Published: // an unknown cleanup did delete it
 			s.Gone[id] = cands[0]
-		case cands[0].Status == Publishing && s.Sem.DeleteOnSuccess: // an unknown mark did delete it
+		case cands[0].Status != Absent && s.Sem.DeleteOnSuccess: // an unknown mark did delete it
 			s.Gone[id] = cands[0]
 		}
 	}

@@ -66,6 +66,13 @@ type Semantics struct {
 	// deleted inside Publish once the broker has the message is allowed,
 	// as a mark inside Publish is.
 	DeleteOnSuccess bool
+	// LockHeld: a claim is the row lock of the claimant's open transaction,
+	// not a lease written on the row. It has no expiry; what the claim
+	// writes is seen by others only when its mark commits; it ends when
+	// its mark commits or its session ends (a crash, a lost connection),
+	// and then the row is as it was before the claim. Lease is then only
+	// a step of the harness's clock. It excludes Rescue.
+	LockHeld bool
 	// Names spells a status as the subject stores it, where that differs
 	// from the seed's (Dead: "discarded", say). Read-back rows are parsed
 	// with it and problems use it.
@@ -219,6 +226,8 @@ func (s Semantics) Validate() error {
 		return fmt.Errorf("semantics: backoff base %v and cap %d (or a Backoff function) are needed", s.BackoffBase, s.BackoffCap)
 	case s.Rescue != nil && s.Rescue.Delay < 0:
 		return fmt.Errorf("semantics: rescue delay %v is negative", s.Rescue.Delay)
+	case s.Rescue != nil && s.LockHeld:
+		return fmt.Errorf("semantics: a lock-held claim has no lease for a rescuer to take back (LockHeld excludes Rescue)")
 	}
 	for k := 0; k <= s.MaxAttempts+1; k++ {
 		if lo, hi := s.BackoffRange(k); lo < 0 || hi < lo {

@@ -46,6 +46,8 @@ type State struct {
 	Unsure  map[string]time.Time // payment → created_at of a commit whose outcome is unknown and whose event_id was not returned
 	Payload map[string]string    // event_id → payload fixed at creation (first observed)
 	Gone    map[string]Row       // event_id → last state of a row cleanup removed
+	Held    map[string]Hold      // event_id → its lock-held claim (Semantics.LockHeld); Rows keeps what others see
+	Ended   map[string]Hold      // lock-held claims whose session ended since the last observation (Release)
 	Claims  map[string]bool      // every claim_id ever handed out
 	Aborted map[string]bool      // payments whose transaction rolled back
 
@@ -60,7 +62,7 @@ type State struct {
 func New(now time.Time, sem Semantics) State {
 	return State{Now: now, Sem: sem,
 		Rows: map[string]Row{}, Maybe: map[string][]Row{}, Unsure: map[string]time.Time{},
-		Payload: map[string]string{}, Gone: map[string]Row{}, Claims: map[string]bool{},
+		Payload: map[string]string{}, Gone: map[string]Row{}, Held: map[string]Hold{}, Ended: map[string]Hold{}, Claims: map[string]bool{},
 		Aborted: map[string]bool{}, Acked: map[string]bool{}, Inbox: map[string]bool{},
 		Effects: map[string]int{}, MaybeFx: map[string]bool{}}
 }
@@ -70,6 +72,7 @@ func (s State) clone() State {
 	c := s
 	c.Rows, c.Unsure, c.Payload = maps.Clone(s.Rows), maps.Clone(s.Unsure), maps.Clone(s.Payload)
 	c.Gone, c.Claims, c.Aborted = maps.Clone(s.Gone), maps.Clone(s.Claims), maps.Clone(s.Aborted)
+	c.Held, c.Ended = maps.Clone(s.Held), maps.Clone(s.Ended)
 	c.Acked, c.Inbox, c.Effects, c.MaybeFx = maps.Clone(s.Acked), maps.Clone(s.Inbox), maps.Clone(s.Effects), maps.Clone(s.MaybeFx)
 	c.Maybe = make(map[string][]Row, len(s.Maybe))
 	for k, v := range s.Maybe {

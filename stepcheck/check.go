@@ -12,6 +12,7 @@ import (
 // Check reads the subject's state back after every action and checks the
 // safety properties against the model.
 func (m *machine) Check(t *rapid.T) {
+	m.reportHoldErr(t)
 	ps, err := m.observe()
 	if err != nil {
 		m.failedCall(t, "read back", err)

@@ -68,7 +68,7 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 				s = model.ClaimUnknown(s)
 			case model.Done:
 				var p []model.Problem
-				s, p = model.ClaimBeside(s, limits[i], modelClaims(got[i]), m.outcome(errs[1-i]), modelClaims(got[1-i]))
+				s, p = model.ClaimBeside(s, limits[i], modelClaims(ds[i], got[i]), m.outcome(errs[1-i]), modelClaims(ds[1-i], got[1-i]))
 				ps = append(ps, p...)
 			}
 		}
@@ -81,6 +81,9 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 		}
 	}
 	m.m = s
+	for i := range errs {
+		m.afterDispatcherCall(ds[i], errs[i])
+	}
 	m.report(t, ps)
 	for i := range got {
 		if errs[i] == nil {
@@ -91,10 +94,10 @@ func (m *machine) ClaimTogether(t *rapid.T) {
 	}
 }
 
-func modelClaims(got []Claimed) []model.Claimed {
+func modelClaims(d int, got []Claimed) []model.Claimed {
 	out := make([]model.Claimed, len(got))
 	for i, c := range got {
-		out[i] = model.Claimed{ID: c.ID, Attempts: c.Attempts, ClaimID: c.ClaimID}
+		out[i] = model.Claimed{ID: c.ID, Attempts: c.Attempts, ClaimID: c.ClaimID, Holder: d}
 	}
 	return out
 }

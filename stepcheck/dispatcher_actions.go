@@ -41,20 +41,22 @@ func (m *machine) Claim(t *rapid.T) {
 	switch m.outcome(err) {
 	case model.Unknown:
 		m.m = model.ClaimUnknown(m.m)
+		m.afterDispatcherCall(d, err)
 		return
 	case model.NotDone:
+		m.afterDispatcherCall(d, err)
 		return
 	}
-	m.applyClaim(t, limit, got)
+	m.applyClaim(t, d, limit, got)
 	for _, c := range got {
 		m.hold(d, c)
 	}
 }
 
 // applyClaim checks a determinate claim result against the model.
-func (m *machine) applyClaim(t *rapid.T, limit int, got []Claimed) {
+func (m *machine) applyClaim(t *rapid.T, d, limit int, got []Claimed) {
 	var ps []model.Problem
-	m.m, ps = model.Claim(m.m, limit, modelClaims(got))
+	m.m, ps = model.Claim(m.m, limit, modelClaims(d, got))
 	m.report(t, ps)
 }
 
@@ -99,6 +101,7 @@ func (m *machine) MarkPublished(t *rapid.T) {
 	m.drop(d, i)
 	var ps []model.Problem
 	m.m, ps = model.MarkPublished(m.m, c.ID, c.ClaimID, changed, m.outcome(err))
+	m.afterDispatcherCall(d, err)
 	m.report(t, ps)
 }
 
@@ -116,6 +119,7 @@ func (m *machine) MarkFailed(t *rapid.T) {
 	m.drop(d, i)
 	var ps []model.Problem
 	m.m, ps = model.MarkFailed(m.m, c.ID, c.ClaimID, changed, m.outcome(err))
+	m.afterDispatcherCall(d, err)
 	m.report(t, ps)
 }
 

@@ -32,7 +32,7 @@ func (m *machine) drain(t *rapid.T) {
 	defer func() { m.draining = false }()
 	m.healAll(t)
 	for d := range m.held {
-		if a := (harness.Actor{Role: harness.Dispatcher, N: d}); len(m.held[d]) > 0 || m.unheard[a] {
+		if a := (harness.Actor{Role: harness.Dispatcher, N: d}); len(m.held[d]) > 0 || m.unheard[a] || m.opts.Semantics.LockHeld {
 			m.crash(a)
 		}
 		m.held[d], m.crashed[d] = nil, false
@@ -95,7 +95,7 @@ func (m *machine) drainRescue(t *rapid.T) int {
 func (m *machine) drainDispatch(t *rapid.T) int {
 	const batch = 1000
 	got := m.drainClaim(t, batch)
-	m.applyClaim(t, batch, got)
+	m.applyClaim(t, 0, batch, got)
 	for _, c := range got {
 		m.held[0] = []held{{c: c}}
 		m.Publish0(t)
@@ -124,6 +124,7 @@ func (m *machine) Publish0(t *rapid.T) {
 	var ps []model.Problem
 	m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, m.outcome(err))
 	m.held[0] = nil
+	m.afterDispatcherCall(0, err)
 	m.report(t, ps)
 }
 

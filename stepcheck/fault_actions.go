@@ -102,7 +102,9 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		kind = faults.LostReply
 	}
 	e := m.record("CrashMidMark", a, fmt.Sprintf("%s (claim %s), %s", h.c.ID, h.c.ClaimID, map[bool]string{false: "before the request leaves", true: "after it reached the server"}[afterSend]))
-	m.freshen(t, a)
+	if !m.opts.Semantics.LockHeld { // a lock-held mark must run in its claim's session, of this check already
+		m.freshen(t, a)
+	}
 	if err := m.links.net.Inject(a.String(), faults.Fault{Kind: kind, AtStatement: true}); err != nil {
 		m.infra(t, "crash mid-mark", err)
 	}
@@ -116,17 +118,17 @@ func (m *machine) CrashDispatcherMidMark(t *rapid.T) {
 		return
 	})
 	m.finish(e, err, fmt.Sprintf("changed=%v (died before it could act on it)", changed))
-	m.heal(t, a)
-	m.crash(a)
-	m.held[r.d], m.crashed[r.d] = nil, true
-	m.sum.Crashes.DispatcherMidMark++
 	o := m.outcome(err)
 	var ps []model.Problem
-	if h.state == acked {
+	if h.state == acked { // before the crash: a lock-held mark ends with its session
 		m.m, ps = model.MarkPublished(m.m, h.c.ID, h.c.ClaimID, changed, o)
 	} else {
 		m.m, ps = model.MarkFailed(m.m, h.c.ID, h.c.ClaimID, changed, o)
 	}
+	m.heal(t, a)
+	m.crash(a)
+	m.held[r.d], m.crashed[r.d] = nil, true
+	m.sum.Crashes.DispatcherMidMark++
 	m.report(t, ps)
 }
 
@@ -146,13 +148,13 @@ func (m *machine) CrashDatabase(t *rapid.T) {
 	}
 	m.sum.Crashes.Database++
 	m.prior = nil // recovery may change what is stored without a transaction
-	for _, a := range m.faultable() {
-		m.crash(a) // their sockets are dead; let them reconnect
-	}
-	m.subj.Crash(harness.Actor{Role: harness.Operator})
 	if err := withRetries(m.ctx, 0, m.harness.reconnect); err != nil {
 		m.infra(t, "reconnect after database crash", err)
 	}
+	for _, a := range m.faultable() {
+		m.crash(a) // their sockets are dead; let them reconnect (after the harness: a crash may ask it about sessions)
+	}
+	m.subj.Crash(harness.Actor{Role: harness.Operator})
 	m.run.clock.forget() // recovery may have lost its last setting
 	m.syncClock(t)
 }

@@ -39,6 +39,7 @@ func (m *machine) crash(a harness.Actor) {
 	m.subj.Crash(a)
 	m.fresh[a] = true
 	delete(m.unheard, a)
+	m.releaseHolds(a)
 }
 
 // freshen gives actor a a session of this check's own, before a fault

@@ -79,6 +79,7 @@ func (m *machine) settle(t *rapid.T, a harness.Actor) {
 	if err := m.waitGone(appName(a)); err != nil {
 		m.infra(t, "settle "+a.String(), err)
 	}
+	m.endHolds(a)
 }
 
 // waitGone ends every session named app and waits until none remains,

@@ -38,6 +38,7 @@ type machine struct {
 	sum     *harness.Summary
 	run     *runner
 
+	holdErr  error                            // ending a lock-holder's sessions failed (lockheld.go)
 	early    string                           // the fault that ended the last call early, or ""
 	draining bool                             // the drain is running: its calls get a plumbing deadline (callTimeout)
 	drainTry int                              // which try of a drain call this is, from 0

@@ -77,7 +77,10 @@ type Subject interface {
 	Effects(ctx context.Context) (map[string]int, error)
 
 	// Crash cuts an actor's database session abruptly, as a dying process
-	// would; its next call starts a new session.
+	// would; its next call starts a new session. Where claims are
+	// lock-held (model.Semantics.LockHeld), the harness then ends the
+	// dispatcher's server sessions itself, so its open transactions end
+	// too: every session of a dispatcher must be opened on its ConnString.
 	Crash(a harness.Actor)
 	// Indeterminate reports whether err leaves its operation's effect
 	// unknown (it may have taken effect). Anything else is a definite
