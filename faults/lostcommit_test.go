@@ -38,7 +38,18 @@ func TestLostCommitReplyIsIndeterminateNotFailed(t *testing.T) {
 	db := pgscratch.NewDatabase(t)
 	defer leakcheck.Start(t)() // the shared cluster's goroutines predate the test
 	ctx := context.Background()
-	admin := open(t, db.URL)
+	var sessions []*impl.Session // closed before the leak check (t.Cleanup runs after it)
+	defer func() {
+		for _, s := range sessions {
+			s.Close(ctx)
+		}
+	}()
+	tracked := func(u string) *impl.Session {
+		s := open(t, u)
+		sessions = append(sessions, s)
+		return s
+	}
+	admin := tracked(db.URL)
 	conn, err := admin.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +78,7 @@ func TestLostCommitReplyIsIndeterminateNotFailed(t *testing.T) {
 		if err := impl.Reset(ctx, conn); err != nil {
 			t.Fatal(err)
 		}
-		sess := open(t, through(t, db.URL, addr))
+		sess := tracked(through(t, db.URL, addr))
 		producer := &impl.Producer{Session: sess, IDs: impl.IDFunc(func() string { return "00000000-0000-4000-8000-000000000001" })}
 		if _, err := sess.Conn(ctx); err != nil { // connect before the fault: count only the transaction
 			t.Fatal(err)
