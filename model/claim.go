@@ -10,7 +10,7 @@ type Claimed struct {
 	ID       string
 	Attempts int
 	ClaimID  string
-	Holder   int // the claimant's session, for lock-held claims (Release)
+	Holder   int // the claimant (a dispatcher), for lock-held claims (Release)
 }
 
 // Claim checks a determinate claim result of at most limit rows taken at

@@ -114,6 +114,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) harness.Summary {
 		m.logf = t.Logf // actions run on rapid's inner T, whose log is dropped
 		r.broker.b, r.cur = m.broker, m
 		ids.Store(0)
+		m.endLockHolders() // an earlier check's open transactions would hold Reset up
 		if err := m.doAs(harness.Actor{Role: harness.Operator}, harness.SpentReset, r.subj.Reset); err != nil {
 			m.failedCall(t, "reset", err)
 		}

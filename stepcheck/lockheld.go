@@ -29,6 +29,18 @@ func (m *machine) releaseHolds(a harness.Actor) {
 	m.m = model.Release(m.m, a.N)
 }
 
+// endLockHolders cuts every dispatcher and ends its server sessions
+// before a check's Reset: a check that failed (or was cut short) left
+// its claims' transactions open, and their locks would hold Reset up.
+func (m *machine) endLockHolders() {
+	if !m.opts.Semantics.LockHeld {
+		return
+	}
+	for d := range m.opts.Dispatchers {
+		m.crash(harness.Actor{Role: harness.Dispatcher, N: d})
+	}
+}
+
 // endHolds tells the model that dispatcher a's server sessions were
 // ended (by a settle), and with them its lock-held claims.
 func (m *machine) endHolds(a harness.Actor) {

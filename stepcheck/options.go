@@ -94,10 +94,7 @@ func (o Options) interrupted() bool {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Semantics.Lease == 0 {
-		o.Semantics = model.SeedSemantics()
-		o.Semantics.MaxAttempts = 3
-	}
+	o.Semantics = withSeedNumbers(o.Semantics)
 	if o.Dispatchers == 0 {
 		o.Dispatchers = 2
 	}
@@ -118,4 +115,21 @@ func (o Options) withDefaults() Options {
 		o.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	return o
+}
+
+// withSeedNumbers fills in the numbers sem leaves out (zero) with the
+// seed's (3 attempts: the harness's default), keeping every rule it
+// declares: a subject that shares the seed's lease says nothing of it.
+func withSeedNumbers(sem model.Semantics) model.Semantics {
+	seed := model.SeedSemantics()
+	if sem.Lease == 0 {
+		sem.Lease = seed.Lease
+	}
+	if sem.MaxAttempts == 0 {
+		sem.MaxAttempts = 3
+	}
+	if sem.Backoff == nil && sem.BackoffBase == 0 {
+		sem.BackoffBase, sem.BackoffCap = seed.BackoffBase, seed.BackoffCap
+	}
+	return sem
 }

@@ -43,7 +43,7 @@ type Row struct {
 // Stats are an operator's counts (see model.Stats).
 type Stats = model.Stats
 
-// Subject is the step contract (DESIGN §4): every operation of an outbox +
+// Subject is the step contract (docs/adapters.md): every operation of an outbox +
 // inbox as one call, with time as a parameter. Dispatcher and consumer
 // numbers name actors, each with its own database session. The harness
 // calls one method at a time, each under a deadline.
@@ -57,15 +57,33 @@ type Subject interface {
 	// Rollback writes the payment and its event, then rolls back.
 	Rollback(ctx context.Context, p harness.Payment, now time.Time) error
 
+	// Claim has dispatcher take up to limit due events at now, each under
+	// a claim_id no earlier claim used (a lease, or under
+	// Semantics.LockHeld the open transaction that locks it; mint ids with
+	// Env.NewID), with the attempts the row has once claimed.
 	Claim(ctx context.Context, dispatcher int, now time.Time, limit int) ([]Claimed, error)
 	// Publish hands the claimed event's message to pub.
 	Publish(ctx context.Context, dispatcher int, c Claimed, pub harness.Publisher) error
+	// MarkPublished records that c's publish was acknowledged, fenced by
+	// c's claim: true if it changed the row (PUBLISHED, or deleted under
+	// DeleteOnSuccess), false if the claim no longer holds it (its lease
+	// was taken over, or its transaction is gone).
 	MarkPublished(ctx context.Context, dispatcher int, c Claimed, now time.Time) (bool, error)
+	// MarkFailed records a refused publish, fenced as MarkPublished is: one
+	// more attempt where failures count them, FAILED until the backoff is
+	// over, DEAD at the attempt limit; true if it changed the row.
 	MarkFailed(ctx context.Context, dispatcher int, c Claimed, now time.Time, cause error) (bool, error)
+	// NextAttemptAt is when the outbox next has something to do (the
+	// earliest available_at or lease end); false if nothing waits.
 	NextAttemptAt(ctx context.Context) (time.Time, bool, error)
 
+	// Redrive is the operator's redrive of eventID at now, as
+	// Semantics.Redrive declares; true if it changed the row.
 	Redrive(ctx context.Context, eventID string, now time.Time) (bool, error)
+	// Cleanup deletes PUBLISHED rows published at or before now -
+	// retention (strictly before under StrictRetention) and says how many.
 	Cleanup(ctx context.Context, now time.Time, retention time.Duration) (int, error)
+	// Stats is what an operator's dashboard shows at now (model.Stats).
 	Stats(ctx context.Context, now time.Time) (Stats, error)
 
 	// Handle is consumer c receiving m; a nil error acknowledges it.

@@ -94,9 +94,6 @@ func (a *adapter) session(d int) (*impl.Session, error) {
 }
 
 func (a *adapter) Reset(ctx context.Context) error {
-	for d := range a.env.Dispatchers {
-		a.Crash(harness.Actor{Role: harness.Dispatcher, N: d})
-	}
 	conn, err := a.conn(ctx, operator)
 	if err != nil {
 		return err
