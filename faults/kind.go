@@ -1,5 +1,5 @@
 // Package faults injects network faults on each actor's link to
-// PostgreSQL through an embedded toxiproxy server (DESIGN §8), and counts
+// PostgreSQL through an embedded toxiproxy server (docs/faults.md), and counts
 // what every fault actually did.
 //
 // Every fault is deterministic: toxicity 1.0, no jitter, and the only

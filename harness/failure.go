@@ -14,7 +14,7 @@ type Failure struct {
 	// up to that step).
 	SubjectError bool
 	Operation    string
-	Property     string   // the violated property (DESIGN §7); empty for infrastructure
+	Property     string   // the violated property (docs/properties.md); empty for infrastructure
 	Message      string   // the problem as reported
 	History      *History // the failing check's steps, shrunk when rapid is done
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Policy holds the dispatcher's numbers. The seed's case choices are the
-// defaults (DefaultPolicy); DESIGN §2 asks that they be configurable.
+// defaults (DefaultPolicy); the harness needs them configurable.
 type Policy struct {
 	Lease       time.Duration // how long a claim holds an event
 	MaxAttempts int           // a failure at this many attempts is DEAD

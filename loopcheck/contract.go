@@ -1,4 +1,4 @@
-// Package loopcheck is the loop contract (DESIGN §4): a black-box check for
+// Package loopcheck is the loop contract (docs/adapters.md): a black-box check for
 // outboxes that run their own relay loop and expose no steps. The harness
 // enqueues payments inside its own transactions, starts, kills and
 // restarts the subject's dispatcher loops, partitions and heals their links

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Outcome is what became of one committed payment (DESIGN §4).
+// Outcome is what became of one committed payment (docs/adapters.md).
 type Outcome string
 
 const (

@@ -1,6 +1,6 @@
 package model
 
-// Stable property names (DESIGN §7), used in problems and reports.
+// Stable property names (docs/properties.md), used in problems and reports.
 const (
 	NoPhantom         = "no-phantom"
 	Fencing           = "fencing"

@@ -7,7 +7,7 @@ import (
 
 // Semantics is what a subject declares about how its outbox behaves: its
 // numbers (lease, attempts, backoff) and the rules on which correct
-// outboxes differ from the seed's (DESIGN §13). The model judges every
+// outboxes differ from the seed's (docs/adapters.md). The model judges every
 // result by it. The zero value of each rule is the seed's, and
 // SeedSemantics is the seed's whole: an outbox whose semantics differ
 // without being wrong declares the difference instead of being rejected.

@@ -39,7 +39,7 @@ var ErrNoPostgres = errors.New("no PostgreSQL available: set " + EnvDatabaseURL 
 	" (or --database-url) to a server URL, or start a Docker daemon (testcontainers-go runs " + DefaultImage +
 	"), or install the PostgreSQL server binaries (Debian: apt-get install postgresql; initdb and postgres on PATH or under /usr/lib/postgresql/*/bin)")
 
-// Options choose how Start finds a server. The zero value follows DESIGN §9.
+// Options choose how Start finds a server. The zero value follows docs/prerequisites.md.
 type Options struct {
 	// DatabaseURL, when set, wins over everything else.
 	DatabaseURL string
@@ -71,7 +71,7 @@ type Server struct {
 	dbs map[*Database]struct{} // created and not yet dropped
 }
 
-// Start finds or starts a server in the order of DESIGN §9.
+// Start finds or starts a server in the order docs/prerequisites.md gives.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	url := opts.DatabaseURL
 	if url == "" {

@@ -14,7 +14,7 @@ import (
 // or waiting on a lock after its client vanished would otherwise keep its
 // locks for as long as TCP keepalive takes), instead of leaving it to
 // server-wide timeouts that would also hide a subject's own stuck
-// sessions (DESIGN §8).
+// sessions (docs/faults.md).
 //
 // A signalled session ends soon after, not at once: it is still counted
 // by a call made before it has exited, so callers wait for a call that

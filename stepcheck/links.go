@@ -65,7 +65,7 @@ func (l *links) close() {
 // settle makes every operation actor a has started final: it cuts the
 // actor's link (whatever was in flight is lost) and waits until the server
 // has no session of the actor left. Only then may an unknown outcome be
-// resolved by reading the database (DESIGN §5).
+// resolved by reading the database (docs/faults.md).
 func (m *machine) settle(t *rapid.T, a harness.Actor) {
 	if m.links.net == nil || a.Role == harness.Operator {
 		return
@@ -86,7 +86,7 @@ func (m *machine) settle(t *rapid.T, a harness.Actor) {
 // ending again any that appears late. The harness ends them itself: a
 // session idle in transaction, or waiting on a lock, after its client
 // vanished would otherwise live on (no server-wide timeout does that work,
-// DESIGN §8). A round that finds none to end is the answer.
+// docs/faults.md). A round that finds none to end is the answer.
 func (m *machine) waitGone(app string) error {
 	ctx, cancel := context.WithTimeout(m.ctx, settleTimeout)
 	defer cancel()

@@ -7,7 +7,7 @@ import (
 )
 
 // Mutant is a known-bad variant of the reference relay for the loop
-// contract: one bug class of DESIGN §13 each, and the property that must
+// contract: one bug class each (docs/adapters.md), and the property that must
 // kill it.
 type Mutant struct {
 	Name  string

@@ -7,7 +7,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 )
 
-// LockHeld is a correct relay of another design (DESIGN §13): its claim is
+// LockHeld is a correct relay of another design (docs/adapters.md): its claim is
 // the row locks of the transaction it publishes in (FOR UPDATE SKIP
 // LOCKED, no lease), each publish within a 500 ms ack deadline, and its
 // sessions end by the server after 1 s idle in a transaction, so a relay

@@ -1,4 +1,4 @@
-// Package sqlfile is the SQL contract (DESIGN §4): a team's own outbox SQL,
+// Package sqlfile is the SQL contract (docs/adapters.md): a team's own outbox SQL,
 // as named queries in sqlc style, runs in place of the reference's. The
 // queries file holds
 //

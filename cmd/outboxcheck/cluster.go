@@ -11,7 +11,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
-// session is what a command runs on: a PostgreSQL cluster (DESIGN §9),
+// session is what a command runs on: a PostgreSQL cluster (docs/prerequisites.md),
 // and the interrupts that stop the run on it cleanly.
 type session struct {
 	ctx     context.Context

@@ -1,5 +1,5 @@
 // Package mutants holds known-bad variants of the reference outbox, each
-// one deliberate change copying a real-world bug (DESIGN §11). The harness
+// one deliberate change copying a real-world bug (docs/ci.md). The harness
 // must kill every one, with the property that names its bug.
 //
 // A mutant changes one query, or replaces the consumer; everything else is

@@ -1,6 +1,6 @@
 // Package killmatrix runs every mutant of impl/mutants, and the reference
 // implementation, through the harness under one budget and tabulates the
-// outcome (DESIGN §11): killed or survived, by which property, how fast,
+// outcome (docs/ci.md): killed or survived, by which property, how fast,
 // and how short the shrunk counterexample is. The CLI's `mutants` command,
 // its test and the benchmarks share it.
 package killmatrix
