@@ -14,9 +14,14 @@ import (
 // killed runs the queue with sql against sem (seed 1, up to 300 checks, no
 // faults) and returns the failure it must end in, shrunk within
 // shrinkRuns replays (a budget of replays: the same story on a loaded
-// machine), and the check it was first found at. A pass fails t.
+// machine), and the check it was first found at. A pass fails t. It
+// skips under -race: hundreds of shrink replays under the race detector
+// take minutes; CI runs these tests on their own without it.
 func killed(t *testing.T, sql jobqueue.Queries, sem model.Semantics, shrinkRuns int) (*harness.Failure, int) {
 	t.Helper()
+	if raceEnabled {
+		t.Skip("shrink replays: go test -run 'BugsAreCaught|Wrongly|Undeclared' ./examples/jobqueue/")
+	}
 	restore := harness.Budget{Checks: 300, Seed: 1, ShrinkTime: 15 * time.Minute}.Apply() // a backstop
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)

@@ -30,7 +30,12 @@ func TestLockQueueThroughTheStepContract(t *testing.T) {
 // before the publish, or a refused one, loses it), a failure that deletes
 // the job instead of retrying it, and a take that locks nothing (two
 // workers run the same job).
+//
+// It skips under -race (shrink replays; CI runs it on its own without).
 func TestLockQueueBugsAreCaught(t *testing.T) {
+	if raceEnabled {
+		t.Skip("shrink replays: go test -run TestLockQueueBugsAreCaught ./examples/lockqueue/")
+	}
 	for _, c := range []struct {
 		name     string
 		edit     func(*lockqueue.Queue)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package lockqueue_test
+
+const raceEnabled = false
