@@ -1,4 +1,5 @@
-// Package model is the pure reference model of an outbox + inbox. A State is a value: every step function takes a State and returns a
+// Package model is the pure reference model of an outbox + inbox. A
+// State is a value: every step function takes a State and returns a
 // new one, never mutating its input, and reads no clock, network or
 // randomness. Results the implementation reports are checked against the
 // model's expectation and come back as Problems named after the properties

@@ -41,6 +41,7 @@ func TestLockQueueBugsAreCaught(t *testing.T) {
 		edit     func(*lockqueue.Queue)
 		property string
 		detail   string
+		maxSteps int
 	}{
 		{"commit before publish", func(q *lockqueue.Queue) {
 			q.SQL.Take = `WITH due AS (
@@ -50,13 +51,13 @@ func TestLockQueueBugsAreCaught(t *testing.T) {
 DELETE FROM lq_jobs j USING due WHERE j.id = due.id
 RETURNING j.id, j.aggregate_id, j.args::text, j.attempts, j.created_at`
 			q.CommitOnTake = true
-		}, "no-loss", "vanished"},
+		}, "no-loss", "vanished", 4},
 		{"delete without publishing", func(q *lockqueue.Queue) {
 			q.SQL.Fail = `DELETE FROM lq_jobs WHERE id = $1 AND $2::timestamptz IS NOT NULL AND $3::text IS NOT NULL`
-		}, "no-loss", "vanished"},
+		}, "no-loss", "vanished", 10},
 		{"take without a lock", func(q *lockqueue.Queue) {
 			q.SQL.Take = strings.Replace(q.SQL.Take, "FOR UPDATE SKIP LOCKED", "", 1)
-		}, "lease-exclusive", "holds its lock"},
+		}, "lease-exclusive", "holds its lock", 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := lockqueue.New(config)
@@ -72,6 +73,12 @@ RETURNING j.id, j.aggregate_id, j.args::text, j.attempts, j.created_at`
 			t.Logf("killed by %s at check %d, shrunk to %d steps:\n%s", f.Property, sum.First.Check, len(f.History.Entries), f.History.Story())
 			if f.Property != c.property || !strings.Contains(f.Message, c.detail) {
 				t.Errorf("want %s (%q), got %s: %s", c.property, c.detail, f.Property, f.Message)
+			}
+			// A replay budget, not time: the same story on a loaded machine.
+			// Longer means shrink replays met an earlier one's open
+			// transactions (the harness ends them before each Reset).
+			if n := len(f.History.Entries); n > c.maxSteps {
+				t.Errorf("shrunk to %d steps, want at most %d", n, c.maxSteps)
 			}
 		})
 	}
