@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxcheck/outboxcheck/gate"
 	"github.com/outboxcheck/outboxcheck/internal/chromium"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/reports"
@@ -170,7 +171,7 @@ func TestRunLoopFailure(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	rep, err := reports.Read(dir)
-	if err != nil || rep.Failure == nil || rep.Failure.FailFile != scheduleFile || rep.Failure.Property != "no-loss" {
+	if err != nil || rep.Failure == nil || rep.Failure.FailFile != gate.ScheduleFile || rep.Failure.Property != "no-loss" {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 	// Real time: the schedule may or may not come back; replay says how
@@ -181,7 +182,7 @@ func TestRunLoopFailure(t *testing.T) {
 	}
 	// The same schedule on the reference passes, and replay shows what it
 	// did: a story, not just "reproduced 0".
-	path := filepath.Join(dir, scheduleFile)
+	path := filepath.Join(dir, gate.ScheduleFile)
 	f, err := loopcheck.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestSQLContractErrorsAndCopies(t *testing.T) {
 		t.Fatalf("exit %d, want %d", code, exitViolation)
 	}
 	rep, err := reports.Read(dir)
-	if err != nil || rep.SQLQueries != queriesCopy || len(rep.SQLFrom) != 1 || rep.SQLFrom[0] != queries {
+	if err != nil || rep.SQLQueries != "queries.sql" || len(rep.SQLFrom) != 1 || rep.SQLFrom[0] != queries {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 	os.Remove(queries) // the user's file is gone; the report's copy is not

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/gate"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -105,7 +106,7 @@ func (b *budgetFlags) budget() (harness.Budget, error) {
 	}
 	out := harness.Budget{Checks: b.checks, Steps: b.steps, ShrinkTime: b.shrink}
 	if b.shrink == 0 {
-		out.ShrinkTime = noShrinking // Budget's own zero would keep rapid's 30 s
+		out.ShrinkTime = gate.NoShrinking // Budget's own zero would keep rapid's 30 s
 	}
 	if s := strings.TrimSpace(b.seed); s != "" {
 		var err error
@@ -123,8 +124,3 @@ func parseSeed(s string) (uint64, error) {
 	}
 	return seed, nil
 }
-
-// noShrinking is the shrink time of --shrink-time 0: rapid's shrinker
-// stops at its deadline, and this one has passed before it starts
-// (Budget's own zero keeps rapid's default, 30 s).
-const noShrinking = time.Nanosecond

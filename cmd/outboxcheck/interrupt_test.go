@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/outboxcheck/outboxcheck/gate"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
@@ -78,7 +79,7 @@ func TestInterruptWhileShrinkingKeepsTheBug(t *testing.T) {
 		t.Fatalf("exit %d, last line %q", code, lastLine(stderr))
 	}
 	rep, err := reports.Read(dir)
-	if err != nil || rep.Verdict != reports.Violation || !rep.Interrupted || rep.Failure == nil || rep.Failure.FailFile != failFileName {
+	if err != nil || rep.Verdict != reports.Violation || !rep.Interrupted || rep.Failure == nil || rep.Failure.FailFile != gate.FailFileName {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 	testHookCheck = nil

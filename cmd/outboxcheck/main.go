@@ -1,27 +1,26 @@
 // Command outboxcheck checks a transactional outbox + inbox against the
 // reference model under crashes, lease expiries and partitions.
 //
-// It is thin: flags become a call into properties (or the kill matrix),
-// and the error that comes back becomes the exit code.
+// It is thin: each command parses its flags and calls one function of
+// package gate, and the error that comes back becomes the exit code.
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"sync"
 
-	"github.com/outboxcheck/outboxcheck/pgscratch"
+	"github.com/outboxcheck/outboxcheck/gate"
 )
 
-// Exit codes.
+// Exit codes (gate's), by the names the tests use.
 const (
-	exitOK        = 0 // every property held (run); every mutant killed and the reference passed (mutants)
-	exitViolation = 1 // a property was violated (run); the kill matrix has a survivor (mutants)
-	exitUsage     = 2 // bad flags, arguments or configuration (a server's refusal no retry cures among them)
-	exitInfra     = 3 // infrastructure: PostgreSQL could not start, the cluster was lost, a harness deadline
-	exitSubject   = 4 // the subject could not be checked: one of its operations never succeeded
+	exitOK        = gate.ExitOK
+	exitViolation = gate.ExitViolation
+	exitUsage     = gate.ExitUsage
+	exitInfra     = gate.ExitInfra
+	exitSubject   = gate.ExitSubject
 )
 
 const usage = `usage: outboxcheck <command> [flags]
@@ -64,7 +63,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "run":
-		return runCmd(args[1:], stdout, stderr)
+		c, help, err := parseRun(args[1:], stdout, stderr)
+		if help || err != nil {
+			return err
+		}
+		return gate.Run(c, stdout, stderr)
 	case "mutants":
 		return mutantsCmd(args[1:], stdout, stderr)
 	case "bench":
@@ -82,56 +85,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return usageErrorf("unknown command %q (want run, mutants, replay, report, bench or clean; see outboxcheck --help)", args[0])
 }
 
-// exitCode prints err on one line and maps it to the exit code.
+// exitCode prints err on one line, unless it was told in full already,
+// and maps it to the exit code.
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return exitOK
+	if err != nil && !gate.Quiet(err) {
+		fmt.Fprintf(stderr, "outboxcheck: %s\n", gate.OneLine(err.Error()))
 	}
-	var c *codedError
-	if !errors.As(err, &c) {
-		c = &codedError{code: exitInfra}
-	}
-	if !c.quiet {
-		fmt.Fprintf(stderr, "outboxcheck: %s\n", oneLine(err.Error()))
-	}
-	return c.code
+	return gate.Code(err)
 }
 
-// codedError carries its exit code.
-type codedError struct {
-	code  int
-	err   error
-	quiet bool // already reported in full
+var usageErrorf = gate.Usagef
+
+// lockedWriter serializes writes: the progress line, the interrupt's line
+// and a command's own output share stderr from their goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
 }
 
-func (e *codedError) Error() string { return e.err.Error() }
-func (e *codedError) Unwrap() error { return e.err }
-
-func usageErrorf(format string, args ...any) error {
-	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
-// infraError is err as an infrastructure error, exit 3, which a CI job may
-// retry; unless the server refused on grounds no retry cures (a
-// *pgscratch.Refusal: a wrong password, a database that does not exist, no
-// CREATEDB), which is the user's configuration, exit 2, the server's own
-// message first.
-func infraError(err error) error {
-	var r *pgscratch.Refusal
-	if errors.As(err, &r) {
-		return &codedError{code: exitUsage, err: r}
-	}
-	return &codedError{code: exitInfra, err: fmt.Errorf("infrastructure error: %w", err)}
-}
-
-// oneLine folds a multi-line error (pgx lists every address it tried) into
-// the one line a CI log shows.
-func oneLine(s string) string {
-	var parts []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, "; ")
-}
+// Unwrap is the writer written to: the progress line asks whether it is a
+// terminal.
+func (l *lockedWriter) Unwrap() io.Writer { return l.w }

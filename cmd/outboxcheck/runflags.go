@@ -8,13 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/outboxcheck/outboxcheck/adapters/reference"
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
+	"github.com/outboxcheck/outboxcheck/gate"
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
-	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
 
 // defaultChecks makes the default gate about 12,000 steps, every fault
@@ -26,11 +24,10 @@ const defaultChecks = 240
 // a run at base+k(k+1)/2, below 2^32 for up to 90 000 checks.
 const shardStride = 1 << 32
 
-// unboundedChecks is the check count of --time without --checks: the
-// time budget ends the run.
-const unboundedChecks = 1_000_000
+// testHookCheck, if set (by tests only), sees every check as it ends.
+var testHookCheck func(*harness.History)
 
-func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, bool, error) {
+func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, error) {
 	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stdout)
 	var b budgetFlags
 	b.register(fs, defaultChecks)
@@ -56,7 +53,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, bool, error)
 		return nil, false, usageErrorf("--time must not be negative, got %v", *timeLimit)
 	}
 	if *timeLimit > 0 && !set["checks"] {
-		b.checks = unboundedChecks
+		b.checks = gate.UnboundedChecks
 	}
 	budget, err := b.budget()
 	if err != nil {
@@ -68,43 +65,43 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, bool, error)
 	if set["parallel"] && !*loop {
 		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
 	}
-	c := &runConfig{subject: *subject, budget: budget, faults: !*noFaults, url: *url, timeLimit: *timeLimit,
-		verbose: *verbose, args: args, shard: *shard, parallel: *parallel}
+	c := &gate.RunConfig{Subject: *subject, Budget: budget, Faults: !*noFaults, URL: *url, TimeLimit: *timeLimit,
+		Verbose: *verbose, Args: args, Shard: *shard, Parallel: *parallel, OnCheck: testHookCheck}
 	var needs bool
 	switch {
 	case *loop:
 		if *sqlQueries != "" || *shard != "" {
 			return nil, false, usageErrorf("--loop runs alone: not with --sql-queries or --shard")
 		}
-		if _, ok := loopSubjects[*subject]; !ok {
-			return nil, false, usageErrorf("--loop runs %s, not %q", loopNames(), *subject)
+		if !gate.IsLoopSubject(*subject) {
+			return nil, false, usageErrorf("--loop runs %s, not %q", gate.LoopNames(), *subject)
 		}
-		c.loop = true
+		c.Loop = true
 		if !set["checks"] && *timeLimit == 0 {
-			c.budget.Checks = 10
+			c.Budget.Checks = 10
 		}
 	case *sqlQueries != "":
 		if set["subject"] {
 			return nil, false, usageErrorf("--subject and --sql-queries exclude each other")
 		}
-		if c.sqlQueries, c.sqlSchema, err = absPaths(*sqlQueries, *sqlSchema); err != nil {
+		if c.SQLQueries, c.SQLSchema, err = absPaths(*sqlQueries, *sqlSchema); err != nil {
 			return nil, false, err
 		}
-		c.subject = "sql:" + filepath.Base(c.sqlQueries)
-		if c.newSubject, err = sqlfile.New(c.sqlQueries, c.sqlSchema); err != nil {
+		c.Subject = "sql:" + filepath.Base(c.SQLQueries)
+		if c.NewSubject, err = sqlfile.New(c.SQLQueries, c.SQLSchema); err != nil {
 			return nil, false, usageErrorf("%v", err)
 		}
 	case *sqlSchema != "":
 		return nil, false, usageErrorf("--sql-schema needs --sql-queries")
 	default:
-		if c.newSubject, needs, err = subjectByName(*subject); err != nil {
+		if c.NewSubject, needs, err = gate.SubjectByName(*subject); err != nil {
 			return nil, false, err
 		}
 		if m, ok := mutants.ByName(*subject); ok && m.NeedsFaults && *noFaults {
 			fmt.Fprintf(stderr, "outboxcheck: warning: only faults expose mutant %s, and --no-faults turns them off: expect a pass\n", m.Name)
 		}
 	}
-	c.concurrent = *concurrent || needs
+	c.Concurrent = *concurrent || needs
 	if *shard != "" {
 		i, n, err := parseShard(*shard)
 		if err != nil {
@@ -113,24 +110,24 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, bool, error)
 		if budget.Seed == 0 {
 			return nil, false, usageErrorf("--shard needs --seed: every shard must start from the same seed")
 		}
-		c.budget.Seed += uint64(i-1) * shardStride
-		c.budget.Checks = (budget.Checks + n - 1) / n
+		c.Budget.Seed += uint64(i-1) * shardStride
+		c.Budget.Checks = (budget.Checks + n - 1) / n
 	}
-	if c.budget.Seed == 0 {
+	if c.Budget.Seed == 0 {
 		var b [8]byte
 		rand.Read(b[:])
-		c.budget.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1 // drawn here so the report can name it
+		c.Budget.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1 // drawn here so the report can name it
 	}
 	if *reportDir != "" {
-		if c.reportDir, err = ownReportDir(*reportDir); err != nil {
+		if c.ReportDir, err = gate.OwnReportDir(*reportDir); err != nil {
 			return nil, false, err
 		}
 	}
 	if *junit != "" {
-		if c.junit, err = filepath.Abs(*junit); err != nil {
+		if c.JUnit, err = filepath.Abs(*junit); err != nil {
 			return nil, false, usageErrorf("--junit: %v", err)
 		}
-		if err := checkWritable(filepath.Dir(c.junit)); err != nil {
+		if err := gate.CheckWritable(filepath.Dir(c.JUnit)); err != nil {
 			return nil, false, err
 		}
 	}
@@ -162,24 +159,4 @@ func parseShard(s string) (i, n int, err error) {
 		return 0, 0, usageErrorf("--shard must be i/n with 1 ≤ i ≤ n, got %q", s)
 	}
 	return i, n, nil
-}
-
-// subjectByName resolves --subject; the bool says it needs concurrency.
-func subjectByName(name string) (stepcheck.NewSubject, bool, error) {
-	if name == "reference" {
-		return reference.New, false, nil
-	}
-	if m, ok := mutants.ByName(name); ok {
-		return reference.Mutated(m), m.NeedsConcurrency, nil
-	}
-	return nil, false, usageErrorf("unknown subject %q: want reference or one of %s (loop subjects run with --loop)", name, strings.Join(mutantNames(), ", "))
-}
-
-func mutantNames() []string {
-	var names []string
-	for _, m := range mutants.All {
-		names = append(names, m.Name)
-	}
-	slices.Sort(names)
-	return names
 }

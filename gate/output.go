@@ -1,7 +1,7 @@
 // The run's outputs: its report, the files written from it, and the
 // verdict printed and turned into the exit code.
 
-package main
+package gate
 
 import (
 	"context"
@@ -14,41 +14,41 @@ import (
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
-func (c *runConfig) newReport(ses *session) *reports.Report {
+func (c *RunConfig) newReport(ses *session) *reports.Report {
 	ctx, cancel := context.WithTimeout(ses.ctx, 10*time.Second)
 	defer cancel()
 	settings, _ := ses.cluster.Settings(ctx) // a report without them is still a report
-	return &reports.Report{Contract: c.contract(), Subject: c.subject, SQLQueries: c.sqlQueries, SQLSchema: c.sqlSchema, Args: c.args, Seed: c.budget.Seed,
-		Shard: c.shard, Faults: c.faults, Concurrent: c.concurrent, Started: time.Now(),
-		Environment: reports.Environment{Tool: toolVersion(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+	return &reports.Report{Contract: c.contract(), Subject: c.Subject, SQLQueries: c.SQLQueries, SQLSchema: c.SQLSchema, Args: c.Args, Seed: c.Budget.Seed,
+		Shard: c.Shard, Faults: c.Faults, Concurrent: c.Concurrent, Started: time.Now(),
+		Environment: reports.Environment{Tool: Version(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 			Postgres: ses.cluster.Version, PostgresSource: string(ses.cluster.Source), ServerSettings: settings}}
 }
 
 // contract names what the run checks its subject through.
-func (c *runConfig) contract() string {
-	if c.loop {
+func (c *RunConfig) contract() string {
+	if c.Loop {
 		return reports.LoopContract
 	}
 	return reports.StepContract
 }
 
 // write writes the report directory and the JUnit file, if asked for.
-func (c *runConfig) write(rep *reports.Report) error {
-	if err := copySQL(c.reportDir, rep); err != nil {
+func (c *RunConfig) write(rep *reports.Report) error {
+	if err := copySQL(c.ReportDir, rep); err != nil {
 		return err
 	}
-	if c.reportDir != "" {
-		if err := reports.Write(c.reportDir, rep); err != nil {
-			return usageErrorf("write report: %v", err)
+	if c.ReportDir != "" {
+		if err := reports.Write(c.ReportDir, rep); err != nil {
+			return Usagef("write report: %v", err)
 		}
 	}
-	if c.junit != "" {
+	if c.JUnit != "" {
 		var b strings.Builder
 		if err := rep.JUnit(&b); err != nil {
 			return err
 		}
-		if err := reports.WriteFile(c.junit, []byte(b.String())); err != nil {
-			return usageErrorf("write JUnit: %v", err)
+		if err := reports.WriteFile(c.JUnit, []byte(b.String())); err != nil {
+			return Usagef("write JUnit: %v", err)
 		}
 	}
 	return nil
@@ -85,21 +85,21 @@ func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
 		}
 	}
 	if rep.Verdict == reports.SubjectError {
-		return &codedError{code: exitSubject, err: fmt.Errorf("%s", rep.Message)}
+		return &Error{Code: ExitSubject, Err: fmt.Errorf("%s", rep.Message)}
 	}
 	if rep.Verdict == reports.Panic {
-		return &codedError{code: exitViolation, err: fmt.Errorf("the subject panicked")}
+		return &Error{Code: ExitViolation, Err: fmt.Errorf("the subject panicked")}
 	}
 	if rep.Interrupted {
-		return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s (interrupted while shrinking: the counterexample is kept, shrunk as far as it got)", ce.Property)}
+		return &Error{Code: ExitViolation, Err: fmt.Errorf("property violated: %s (interrupted while shrinking: the counterexample is kept, shrunk as far as it got)", ce.Property)}
 	}
-	return &codedError{code: exitViolation, err: fmt.Errorf("property violated: %s", ce.Property)}
+	return &Error{Code: ExitViolation, Err: fmt.Errorf("property violated: %s", ce.Property)}
 }
 
 // saidWhere says where the report went, if it was written.
-func (c *runConfig) saidWhere(stdout io.Writer) {
-	if c.reportDir != "" {
-		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.reportDir)
+func (c *RunConfig) saidWhere(stdout io.Writer) {
+	if c.ReportDir != "" {
+		fmt.Fprintf(stdout, "outboxcheck: report in %s (report.html, report.md, report.json)\n", c.ReportDir)
 	}
 }
 

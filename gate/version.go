@@ -1,15 +1,15 @@
-package main
+package gate
 
 import (
 	"runtime/debug"
 	"strings"
 )
 
-// toolVersion is outboxcheck's own provenance, from the build info the Go
+// Version is outboxcheck's own provenance, from the build info the Go
 // toolchain embeds: the module version, the VCS revision and whether the
 // tree was modified, e.g. "v0.0.0-… 1a2b3c4d5e6f (modified)". It never
 // consults the working directory, which is the user's repository.
-func toolVersion() string {
+func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown (no build info)"

@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func preflight(ses *session, queries, schema string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ce):
-		return usageErrorf("%v", ce)
+		return Usagef("%v", ce)
 	case ses.interrupted() != nil:
 		return ses.interrupted()
 	}
@@ -58,10 +58,10 @@ func copySQL(dir string, rep *reports.Report) error {
 		}
 		b, err := os.ReadFile(*f.path)
 		if err != nil {
-			return usageErrorf("copy %s into the report: %v", *f.path, err)
+			return Usagef("copy %s into the report: %v", *f.path, err)
 		}
 		if err := reports.WriteFile(filepath.Join(dir, f.name), b); err != nil {
-			return usageErrorf("copy %s into the report: %v", *f.path, err)
+			return Usagef("copy %s into the report: %v", *f.path, err)
 		}
 		rep.SQLFrom = append(rep.SQLFrom, *f.path)
 		*f.path = f.name

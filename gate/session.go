@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func openSession(url string, stderr io.Writer, graceful bool) (*session, error) 
 		return nil, intr.err()
 	case errors.Is(err, pgscratch.ErrBadURL):
 		intr.stop()
-		return nil, &codedError{code: exitUsage, err: err}
+		return nil, &Error{Code: ExitUsage, Err: err}
 	case err != nil:
 		intr.stop()
 		return nil, infraError(err)
@@ -63,7 +63,7 @@ func (s *session) sweep(stderr io.Writer) {
 		return
 	}
 	if err := pgscratch.EnsureOwnerKey(); err != nil {
-		fmt.Fprintf(stderr, "outboxcheck: warning: %s: no database is swept, and a later run cannot sweep this one's\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "outboxcheck: warning: %s: no database is swept, and a later run cannot sweep this one's\n", OneLine(err.Error()))
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
 	defer cancel()
@@ -75,7 +75,7 @@ func (s *session) sweep(stderr io.Writer) {
 		fmt.Fprintf(stderr, "outboxcheck: left database %s: %s\n", l.Name, leftWhy(l))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "outboxcheck: warning: sweeping leftover databases: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "outboxcheck: warning: sweeping leftover databases: %s\n", OneLine(err.Error()))
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"errors"
@@ -8,56 +8,56 @@ import (
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
-// failFileName is the counterexample's rapid fail file in a report
+// FailFileName is the counterexample's rapid fail file in a report
 // directory: `outboxcheck replay` replays it.
-const failFileName = "counterexample.fail"
+const FailFileName = "counterexample.fail"
 
-// ownReportDir makes dir (and its parents) for a report and checks a file
+// OwnReportDir makes dir (and its parents) for a report and checks a file
 // can be written in it; it returns the absolute path. A directory that
 // holds anything but an outboxcheck report is refused: a run writes only
 // files it owns, and never over a user's.
-func ownReportDir(dir string) (string, error) {
+func OwnReportDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", usageErrorf("--report-dir: %v", err)
+		return "", Usagef("--report-dir: %v", err)
 	}
 	entries, err := os.ReadDir(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return "", usageErrorf("--report-dir: %v", err)
+		return "", Usagef("--report-dir: %v", err)
 	case len(entries) > 0:
 		if _, rerr := reports.Read(abs); rerr != nil {
-			return "", usageErrorf("--report-dir %s is not empty and holds no outboxcheck report: give a new or empty directory", dir)
+			return "", Usagef("--report-dir %s is not empty and holds no outboxcheck report: give a new or empty directory", dir)
 		}
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return "", usageErrorf("--report-dir: %v", err)
+		return "", Usagef("--report-dir: %v", err)
 	}
-	return abs, checkWritable(abs)
+	return abs, CheckWritable(abs)
 }
 
 // clearCounterexamples removes the counterexample files of the report
 // that a run in dir is about to replace (the directory is one of
-// outboxcheck's, see ownReportDir): a run that finds nothing must not
+// outboxcheck's, see OwnReportDir): a run that finds nothing must not
 // leave an earlier run's beside its own report.
 func clearCounterexamples(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	for _, name := range []string{failFileName, scheduleFile, queriesCopy, schemaCopy} {
+	for _, name := range []string{FailFileName, ScheduleFile, queriesCopy, schemaCopy} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return usageErrorf("report directory: %v", err)
+			return Usagef("report directory: %v", err)
 		}
 	}
 	return nil
 }
 
-// checkWritable fails early, before a long run, if dir cannot take a file.
-func checkWritable(dir string) error {
+// CheckWritable fails early, before a long run, if dir cannot take a file.
+func CheckWritable(dir string) error {
 	f, err := os.CreateTemp(dir, ".outboxcheck-probe-*")
 	if err != nil {
-		return usageErrorf("cannot write to %s: %v", dir, err)
+		return Usagef("cannot write to %s: %v", dir, err)
 	}
 	f.Close()
 	return os.Remove(f.Name())

@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"fmt"
@@ -34,16 +34,16 @@ var loopSubjects = func() map[string]loopSubject {
 	return m
 }()
 
-// scheduleFile is the failing schedule's file in a loop run's report
+// ScheduleFile is the failing schedule's file in a loop run's report
 // directory: `outboxcheck replay` replays it.
-const scheduleFile = "schedule.json"
+const ScheduleFile = "schedule.json"
 
 // runLoop runs c's subject through the loop contract (black-box, real
 // time, faults from outside), writes the reports and returns the verdict.
-func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.Writer) error {
-	ls, ok := loopSubjects[c.subject]
+func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.Writer) error {
+	ls, ok := loopSubjects[c.Subject]
 	if !ok {
-		return usageErrorf("--loop runs %s, not %q", loopNames(), c.subject)
+		return Usagef("--loop runs %s, not %q", LoopNames(), c.Subject)
 	}
 	opts, drop, err := ses.options(true, false)
 	if err != nil {
@@ -51,17 +51,17 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	}
 	defer drop()
 	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C,
-		Parallel: c.parallel}
-	if c.timeLimit > 0 {
-		lopts.Deadline = time.Now().Add(c.timeLimit)
+		Parallel: c.Parallel}
+	if c.TimeLimit > 0 {
+		lopts.Deadline = time.Now().Add(c.TimeLimit)
 	}
 	if lopts.Parallel == 0 {
 		lopts.Parallel = loopcheck.DefaultParallel() // the CLI's relays read no server-wide snapshot
 	}
-	prog := newProgress(stderr, c.budget.Checks, lopts.Deadline)
+	prog := newProgress(stderr, c.Budget.Checks, lopts.Deadline, c.OnCheck)
 	lopts.OnCheck = prog.check
-	restore := c.budget.Apply()
-	rec := harness.NewRecorder("outboxcheck/loop/"+c.subject, nil)
+	restore := c.Budget.Apply()
+	rec := harness.NewRecorder("outboxcheck/loop/"+c.Subject, nil)
 	prog.start()
 	res := loopcheck.Run(rec, ls.new, lopts)
 	prog.stop()
@@ -90,19 +90,24 @@ func runLoop(c *runConfig, ses *session, rep *reports.Report, stdout, stderr io.
 }
 
 // saveSchedule writes the failing schedule beside the report, for replay.
-func saveSchedule(c *runConfig, rep *reports.Report, res loopcheck.Result) error {
-	if c.reportDir == "" || rep.Failure == nil {
+func saveSchedule(c *RunConfig, rep *reports.Report, res loopcheck.Result) error {
+	if c.ReportDir == "" || rep.Failure == nil {
 		return nil
 	}
-	f := loopcheck.File{Subject: c.subject, Property: res.Failure.Property, Message: res.Failure.Message, Options: res.Options, Schedule: res.Schedule}
-	if err := loopcheck.WriteFile(filepath.Join(c.reportDir, scheduleFile), f); err != nil {
-		return usageErrorf("write schedule: %v", err)
+	f := loopcheck.File{Subject: c.Subject, Property: res.Failure.Property, Message: res.Failure.Message, Options: res.Options, Schedule: res.Schedule}
+	if err := loopcheck.WriteFile(filepath.Join(c.ReportDir, ScheduleFile), f); err != nil {
+		return Usagef("write schedule: %v", err)
 	}
-	rep.Failure.FailFile = scheduleFile
+	rep.Failure.FailFile = ScheduleFile
 	return nil
 }
 
-func loopNames() string {
+// IsLoopSubject reports whether the CLI runs name through the loop
+// contract.
+func IsLoopSubject(name string) bool { _, ok := loopSubjects[name]; return ok }
+
+// LoopNames lists the loop contract's subjects.
+func LoopNames() string {
 	names := []string{"reference", "slow-rescan"}
 	for _, mu := range refloop.Mutants {
 		names = append(names, mu.Name)
@@ -115,11 +120,11 @@ func loopNames() string {
 func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io.Writer) error {
 	f, err := loopcheck.ReadFile(path)
 	if err != nil {
-		return usageErrorf("replay: %v", err)
+		return Usagef("replay: %v", err)
 	}
 	ls, ok := loopSubjects[f.Subject]
 	if !ok {
-		return usageErrorf("replay: the schedule's subject %q is not one the CLI runs through the loop contract", f.Subject)
+		return Usagef("replay: the schedule's subject %q is not one the CLI runs through the loop contract", f.Subject)
 	}
 	opts, drop, err := ses.options(true, false)
 	if err != nil {
@@ -144,7 +149,7 @@ func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io
 	}
 	fmt.Fprintf(stdout, "reproduced %d of %d times (real time: a loop schedule does not replay exactly)\n", got, n)
 	if got > 0 {
-		return &codedError{code: exitViolation, err: fmt.Errorf("%s", reports.Violation), quiet: true}
+		return &Error{Code: ExitViolation, Err: fmt.Errorf("%s", reports.Violation), Quiet: true}
 	}
 	return nil
 }

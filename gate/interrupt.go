@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func (i *interrupts) stop() {
 // err is the error of a run the signal stopped before it found anything:
 // the line "interrupted", and the shell's code for the signal.
 func (i *interrupts) err() error {
-	return &codedError{code: exitSignal(i.signal()), err: fmt.Errorf("interrupted")}
+	return &Error{Code: exitSignal(i.signal()), Err: fmt.Errorf("interrupted")}
 }
 
 // exitSignal is 128 + the signal's number, as a shell reports it: 130 for
@@ -93,17 +93,4 @@ func exitSignal(sig os.Signal) int {
 		return 128 + int(s)
 	}
 	return 128 + int(syscall.SIGINT)
-}
-
-// lockedWriter serializes writes: the progress line, the interrupt's line
-// and a command's own output share stderr from their goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

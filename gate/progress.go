@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"fmt"
@@ -17,6 +17,7 @@ type progress struct {
 	tty      bool
 	total    int
 	deadline time.Time
+	onCheck  func(*harness.History)
 
 	mu      sync.Mutex
 	checks  int
@@ -28,22 +29,33 @@ type progress struct {
 	wg      sync.WaitGroup
 }
 
-func newProgress(w io.Writer, total int, deadline time.Time) *progress {
-	p := &progress{w: w, total: total, deadline: deadline}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
+// newProgress reports to w; onCheck, if set, sees every check too.
+func newProgress(w io.Writer, total int, deadline time.Time, onCheck func(*harness.History)) *progress {
+	return &progress{w: w, total: total, deadline: deadline, onCheck: onCheck, tty: terminal(w)}
+}
+
+// terminal reports whether w is a terminal, looking through writers that
+// wrap another (an Unwrap() io.Writer method).
+func terminal(w io.Writer) bool {
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			st, err := v.Stat()
+			return err == nil && st.Mode()&os.ModeCharDevice != 0
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		default:
+			return false
 		}
 	}
-	return p
 }
 
 // check is Options.OnCheck.
 func (p *progress) check(h *harness.History) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if testHookCheck != nil {
-		testHookCheck(h)
+	if p.onCheck != nil {
+		p.onCheck(h)
 	}
 	if h.Shrinking {
 		p.shrinks++
@@ -120,6 +132,3 @@ func (p *progress) print() {
 var faultActions = map[string]bool{"Partition": true, "CrashMidMark": true, "CrashDatabase": true,
 	"CrashDispatcher": true, "StopDispatcher": true, "BrokerDown": true, "BrokerSlow": true, "AckLost": true,
 	"Poison": true, "CrashConsumer": true, "HoldTransaction": true, "Wedge": true}
-
-// testHookCheck, if set (by tests only), sees every check as it ends.
-var testHookCheck func(*harness.History)
