@@ -24,7 +24,12 @@ import (
 //     payments in one transaction into a slow window as late as one of
 //     the failing schedule's (a relay claims them as one batch, and its
 //     first ack comes as late: a timed-out ack that marks the rest of a
-//     batch done); tried when the failing schedule had a slow window.
+//     batch done); tried when the failing schedule had a slow window,
+//     first with every relay but one killed after the settle and a
+//     pause that waits the late ack out (a lone relay: none takes the
+//     rest of the batch over when its lease runs out mid-wait and
+//     publishes it, which would hide the loss by luck; the drain
+//     restarts them all), then with all of them.
 func (sh *shrinker) shapes() []Schedule {
 	out := sh.slowBatches()
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
@@ -53,10 +58,19 @@ func (sh *shrinker) slowBatches() []Schedule {
 			continue
 		}
 		seen[st.Delay] = true
-		s := sh.zoned()
-		s = append(s, Step{Kind: "commit", N: 1}, sh.settle(),
-			Step{Kind: "broker-slow", For: time.Second, Delay: st.Delay, Aim: st.Aim, N: 3})
-		out = append(out, s)
+		slow := Step{Kind: "broker-slow", For: time.Second, Delay: st.Delay, Aim: st.Aim, N: 3}
+		s := append(sh.zoned(), Step{Kind: "commit", N: 1}, sh.settle())
+		if sh.dispatchers > 1 {
+			lone := slices.Clone(s)
+			for i := 1; i < sh.dispatchers; i++ {
+				lone = append(lone, Step{Kind: "kill", N: i})
+			}
+			// Then wait the late ack out: the drain would restart the
+			// killed relays at once, and one would take the batch over.
+			wait := Step{Kind: "pause", For: slow.For + slow.Delay, Settle: true}
+			out = append(out, append(lone, slow, wait))
+		}
+		out = append(out, append(s, slow))
 	}
 	return out
 }
@@ -116,7 +130,8 @@ func (sh *shrinker) settle() Step {
 }
 
 // steadier lists s told without the races that a shrunk story often
-// keeps, for Run to confirm beside it: a settle pause before its first
+// keeps, for Run to confirm beside it: its times aimed at a deadline
+// moved further from it (widen), a settle pause before its first
 // fault (settleFirst), a broker fault set before the commit it follows
 // (aimEarly), that with each broker outage run to its end (outlast),
 // and, for a duplicate publish, the story told into a slow window
@@ -127,7 +142,7 @@ func (sh *shrinker) steadier(s Schedule) []Schedule {
 	if aimed == nil {
 		aimed = s
 	}
-	for _, v := range []Schedule{sh.settleFirst(s), aimEarly(s), outlast(aimed), sh.slowFirst(s)} {
+	for _, v := range []Schedule{widen(s), sh.settleFirst(s), aimEarly(s), outlast(aimed), sh.slowFirst(s)} {
 		if v != nil {
 			out = append(out, v)
 		}

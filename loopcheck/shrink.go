@@ -121,16 +121,20 @@ func (sh *shrinker) tryOne(w int, s Schedule, abort chan struct{}) (t tried) {
 }
 
 // first tries cands, as many at once as sh has workers, in order, and
-// returns the index of the first to fail with the property (which
-// becomes sh.best), or -1. Once one fails, no other starts and those
-// running are abandoned.
+// returns the index of the first in that order to fail with the
+// property (which becomes sh.best), or -1. Once one fails, none after it
+// starts and those after it that are running are abandoned; those
+// before it that are running are waited for, so that a candidate listed
+// first (a canonical shape, a shorter end) wins over one that merely
+// failed sooner.
 func (sh *shrinker) first(cands []Schedule) int {
 	results := make(chan tried)
-	abort := make(chan struct{})
+	aborts := make([]chan struct{}, len(cands))
 	free := make([]int, 0, max(sh.workers, 1))
 	for w := range max(sh.workers, 1) {
 		free = append(free, w)
 	}
+	var best tried
 	won, next, inflight := -1, 0, 0
 	for {
 		for won < 0 && len(free) > 0 && next < len(cands) && !sh.out() {
@@ -143,8 +147,9 @@ func (sh *shrinker) first(cands []Schedule) int {
 			i := next
 			next++
 			inflight++
+			aborts[i] = make(chan struct{})
 			go func() {
-				t := sh.tryOne(w, cands[i], abort)
+				t := sh.tryOne(w, cands[i], aborts[i])
 				t.i = i
 				results <- t
 			}()
@@ -159,13 +164,20 @@ func (sh *shrinker) first(cands []Schedule) int {
 		if t.discarded {
 			sh.discarded++
 		}
-		if t.ok && won < 0 {
-			won = t.i
-			close(abort)
-			sh.earlier = append(sh.earlier, sh.best)
-			sh.best, sh.fail, sh.outcomes, sh.failedAt = cands[t.i], t.f, t.outcomes, t.failedAt
-			sh.truncate()
+		if t.ok && (won < 0 || t.i < won) {
+			won, best = t.i, t
+			for j := won + 1; j < next; j++ {
+				if aborts[j] != nil {
+					close(aborts[j])
+					aborts[j] = nil
+				}
+			}
 		}
+	}
+	if won >= 0 {
+		sh.earlier = append(sh.earlier, sh.best)
+		sh.best, sh.fail, sh.outcomes, sh.failedAt = cands[won], best.f, best.outcomes, best.failedAt
+		sh.truncate()
 	}
 	return won
 }

@@ -175,14 +175,18 @@ func TestSlowBatchShapes(t *testing.T) {
 		{Kind: "broker-slow", For: 60 * time.Millisecond, Delay: time.Second, N: 3}})
 	sh := newTestShrinker(&oracle{}, s, 1)
 	got := sh.shapes()
-	if len(got) != 4 { // two slow batches, down while committed, stopped mid-batch
+	if len(got) != 6 { // two slow batches, each with a lone relay and with both; down while committed; stopped mid-batch
 		t.Fatalf("%d shapes: %v", len(got), got)
 	}
 	head := Schedule{{Kind: "timezone", Zone: "Asia/Tokyo"}, {Kind: "commit", N: 1}, {Kind: "pause", For: time.Second, Settle: true}}
 	for i, late := range []Step{{Delay: 30*time.Second + 2*time.Millisecond, Aim: 30 * time.Second}, {Delay: time.Second}} {
-		want := append(slices.Clone(head), Step{Kind: "broker-slow", For: time.Second, Delay: late.Delay, Aim: late.Aim, N: 3})
-		if !slices.Equal(got[i], want) {
-			t.Errorf("slow batch %d: %v, want %v", i, got[i], want)
+		slow := Step{Kind: "broker-slow", For: time.Second, Delay: late.Delay, Aim: late.Aim, N: 3}
+		lone := slices.Concat(head, Schedule{{Kind: "kill", N: 1}, slow, {Kind: "pause", For: time.Second + late.Delay, Settle: true}})
+		if !slices.Equal(got[2*i], lone) {
+			t.Errorf("slow batch %d, lone relay: %v, want %v", i, got[2*i], lone)
+		}
+		if both := append(slices.Clone(head), slow); !slices.Equal(got[2*i+1], both) {
+			t.Errorf("slow batch %d: %v, want %v", i, got[2*i+1], both)
 		}
 	}
 	if n := len(newTestShrinker(&oracle{}, found, 1).slowBatches()); n != 0 {
