@@ -16,15 +16,15 @@ import (
 
 // BenchConfig is what `outboxcheck bench` measures.
 type BenchConfig struct {
-	URL        string           // PostgreSQL server URL; "": $OUTBOXCHECK_DATABASE_URL, Docker or local binaries
-	Seeds      int              // seeds per mutant
-	Budget     time.Duration    // time per mutant and seed (harness) and per mutant (soak)
-	Out        string           // where BENCHMARKS.md goes; "-" for stdout
-	Mutants    []mutants.Mutant // the time-to-kill rows' mutants; nil: all
-	NoLoop     bool             // skip the loop mutants' rows
-	LoopOnly   bool             // measure only the loop rows and replace only their section of Out
-	GateChecks int              // the default gate's checks, measured as such
-	Args       []string         // the command line, written into the report
+	URL        string        // PostgreSQL server URL; "": $OUTBOXCHECK_DATABASE_URL, Docker or local binaries
+	Seeds      int           // seeds per mutant
+	Budget     time.Duration // time per mutant and seed (harness) and per mutant (soak)
+	Out        string        // where BENCHMARKS.md goes; "-" for stdout
+	Only       string        // comma-separated mutant names, of either contract, for the time-to-kill rows; "": all
+	NoLoop     bool          // skip the loop mutants' rows
+	LoopOnly   bool          // measure only the loop rows and replace only their section of Out
+	GateChecks int           // the default gate's checks, measured as such
+	Args       []string      // the command line, written into the report
 }
 
 // Bench measures time to kill, throughput, check lengths and the soak
@@ -32,6 +32,14 @@ type BenchConfig struct {
 func Bench(c BenchConfig, stdout, stderr io.Writer) error {
 	if c.Seeds < 1 || c.Budget <= 0 {
 		return Usagef("--seeds and --budget must be positive")
+	}
+	stepOnly, loopOnly := splitOnly(c.Only)
+	ms, err := MutantList(stepOnly)
+	if err != nil {
+		return err
+	}
+	if c.Only != "" && ms == nil {
+		ms = []mutants.Mutant{} // loop mutants only
 	}
 	if c.Out != "-" {
 		if err := CheckWritable(filepath.Dir(c.Out)); err != nil {
@@ -44,8 +52,8 @@ func Bench(c BenchConfig, stdout, stderr io.Writer) error {
 	}
 	defer ses.close()
 	ctx, cluster := ses.ctx, ses.cluster
-	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: c.URL, Seeds: c.Seeds, Budget: c.Budget, Mutants: c.Mutants, Log: stderr,
-		Loop: !c.NoLoop && c.Mutants == nil, LoopOnly: c.LoopOnly, GateChecks: c.GateChecks})
+	rep, err := bench.Run(ctx, bench.Config{Cluster: cluster, URL: c.URL, Seeds: c.Seeds, Budget: c.Budget, Mutants: ms, Log: stderr,
+		Loop: !c.NoLoop && (c.Only == "" || loopOnly != nil), LoopOnly: c.LoopOnly, LoopMutants: loopOnly, GateChecks: c.GateChecks})
 	if err != nil {
 		return infraError(err)
 	}

@@ -108,11 +108,7 @@ func IsLoopSubject(name string) bool { _, ok := loopSubjects[name]; return ok }
 
 // LoopNames lists the loop contract's subjects.
 func LoopNames() string {
-	names := []string{"reference", "slow-rescan"}
-	for _, mu := range refloop.Mutants {
-		names = append(names, mu.Name)
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(append([]string{"reference", "slow-rescan"}, loopMutantNames()...), ", ")
 }
 
 // replayLoop replays a loop run's saved schedule n times and says how
@@ -131,7 +127,7 @@ func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io
 		return err
 	}
 	defer drop()
-	fmt.Fprintf(stdout, "recorded: %s: %s\nschedule (%d steps):\n", f.Property, f.Message, len(f.Schedule))
+	fmt.Fprintf(stdout, "recorded: %s: %s\nschedule (%s):\n", f.Property, f.Message, harness.Count(len(f.Schedule), "steps"))
 	for i, st := range f.Schedule {
 		fmt.Fprintf(stdout, "%3d  %s\n", i+1, st)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
@@ -75,9 +76,9 @@ func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
 	}
 	switch {
 	case ce != nil && ce.Operation != "":
-		fmt.Fprintf(stdout, "where %s first failed (%d steps):\n", ce.Operation, ce.StepCount())
+		fmt.Fprintf(stdout, "where %s first failed (%s):\n", ce.Operation, harness.Count(ce.StepCount(), "steps"))
 	case ce != nil:
-		fmt.Fprintf(stdout, "counterexample (%d steps, first failed at check %d):\n", ce.StepCount(), ce.FirstCheck)
+		fmt.Fprintf(stdout, "counterexample (%s, first failed at check %d):\n", harness.Count(ce.StepCount(), "steps"), ce.FirstCheck)
 	}
 	if ce != nil {
 		for _, s := range ce.Steps {

@@ -88,7 +88,7 @@ func Replay(dir string, times int, url string, stdout, stderr io.Writer) error {
 	again := &reports.Report{Subject: rep.Subject}
 	again.Fill(sum)
 
-	fmt.Fprintf(stdout, "recorded: %d steps; replayed:\n", len(ce.Steps))
+	fmt.Fprintf(stdout, "recorded: %s; replayed:\n", harness.Count(len(ce.Steps), "steps"))
 	if again.Failure != nil {
 		for _, s := range again.Failure.Steps {
 			fmt.Fprintf(stdout, "%3d  %s  %s %s %s\n", s.N, s.Clock, s.Actor, s.Action, s.Input)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -41,9 +42,18 @@ func MutantList(only string) ([]mutants.Mutant, error) {
 	for _, name := range strings.Split(only, ",") {
 		m, ok := mutants.ByName(strings.TrimSpace(name))
 		if !ok {
-			return nil, Usagef("unknown mutant %q: want one of %s", name, strings.Join(MutantNames(), ", "))
+			return nil, Usagef("unknown mutant %q: want one of %s; or of the loop contract's: %s", name, strings.Join(MutantNames(), ", "), strings.Join(loopMutantNames(), ", "))
 		}
 		ms = append(ms, m)
 	}
 	return ms, nil
+}
+
+// loopMutantNames are the loop contract's mutants, in their list's order.
+func loopMutantNames() []string {
+	var names []string
+	for _, m := range refloop.Mutants {
+		names = append(names, m.Name)
+	}
+	return names
 }

@@ -12,7 +12,7 @@ import (
 // every kind of fault, injected/struck, with the kinds never drawn and
 // the ones injected somewhere but never struck there called out.
 func (r Result) Coverage() string {
-	s := fmt.Sprintf("%d schedules (%d steps, %d shrink runs) in %v, %d at a time", r.Checks, r.Steps, r.ShrinkRuns, r.Elapsed.Round(time.Second), max(r.Parallel, 1))
+	s := fmt.Sprintf("%s (%s, %s) in %v, %d at a time", harness.Count(r.Checks, "schedules"), harness.Count(r.Steps, "steps"), harness.Count(r.ShrinkRuns, "shrink runs"), r.Elapsed.Round(time.Second), max(r.Parallel, 1))
 	if r.ParallelNote != "" {
 		s += " (" + r.ParallelNote + ")"
 	}

@@ -79,7 +79,7 @@ func (r Result) Story() string {
 		fmt.Fprintf(&b, "reproduced %d of %d: the shrunk schedule, run %d times more, failed again with %s %d times\n",
 			r.Reproduced, r.Confirmations, r.Confirmations, f.Property, r.Reproduced)
 	}
-	fmt.Fprintf(&b, "counterexample (%d steps, first failed at schedule %d):\n", stepsRun(f.History), r.firstCheck())
+	fmt.Fprintf(&b, "counterexample (%s, first failed at schedule %d):\n", harness.Count(stepsRun(f.History), "steps"), r.firstCheck())
 	if f.History != nil {
 		b.WriteString(f.History.Story())
 	}

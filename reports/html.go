@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 //go:embed page.html.tmpl
@@ -48,6 +50,7 @@ func (r *Report) HTML(w io.Writer) error {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"count":    harness.Count,
 	"join":     strings.Join,
 	"outcomes": outcomeCounts,
 	"settings": settingsText,

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/outboxcheck/outboxcheck/harness"
 )
 
 // Markdown renders the report for a pull request or an audit file.
@@ -82,9 +84,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	if ce := r.Failure; ce != nil {
 		p("")
 		if ce.Operation != "" {
-			p("## Where %s first failed (%d steps)", ce.Operation, ce.StepCount())
+			p("## Where %s first failed (%s)", ce.Operation, harness.Count(ce.StepCount(), "steps"))
 		} else {
-			p("## Counterexample (%d steps, first failed at check %d)", ce.StepCount(), ce.FirstCheck)
+			p("## Counterexample (%s, first failed at check %d)", harness.Count(ce.StepCount(), "steps"), ce.FirstCheck)
 		}
 		p("")
 		p("| # | clock | action | actor | input | actual | model |")

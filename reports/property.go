@@ -25,21 +25,7 @@ func (p Property) JudgedText() string {
 	if p.Judged == nil {
 		return ""
 	}
-	return count(*p.Judged, p.Unit)
-}
-
-// count is n of unit, the unit in the singular for one: "1 retry",
-// "2 end states".
-func count(n int, unit string) string {
-	if n == 1 {
-		switch {
-		case strings.HasSuffix(unit, "ies"):
-			unit = strings.TrimSuffix(unit, "ies") + "y"
-		case strings.HasSuffix(unit, "s"):
-			unit = strings.TrimSuffix(unit, "s")
-		}
-	}
-	return strings.TrimSpace(fmt.Sprintf("%d %s", n, unit))
+	return harness.Count(*p.Judged, p.Unit)
 }
 
 // VerdictText is p's verdict in words, with why where it is not a plain

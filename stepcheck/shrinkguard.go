@@ -146,6 +146,6 @@ func (r *runner) logStopped(tb rapid.TB) {
 		return
 	}
 	tb.Helper()
-	tb.Logf("property violated: %s: %s\ncounterexample: %d steps (shrinking stopped early: %s)\n%s",
-		f.Property, f.Message, len(f.History.Entries), r.sum.ShrinkStopped, f.History.Story())
+	tb.Logf("property violated: %s: %s\ncounterexample: %s (shrinking stopped early: %s)\n%s",
+		f.Property, f.Message, harness.Count(len(f.History.Entries), "steps"), r.sum.ShrinkStopped, f.History.Story())
 }

@@ -33,7 +33,7 @@ func (m *machine) report(t *rapid.T, ps []model.Problem) {
 			m.readBackForReport() // failed before its read-back
 		}
 	}
-	m.logf("property violated: %s: %s\ncounterexample: %d steps\n%s", p.Property, p, len(m.hist.Entries), m.hist.Story())
+	m.logf("property violated: %s: %s\ncounterexample: %s\n%s", p.Property, p, harness.Count(len(m.hist.Entries), "steps"), m.hist.Story())
 	if f := m.run.sum.Failure; f != nil && f.Property != p.Property {
 		t.Fatalf("property violated: %s (shrinking a failure of %q: not the same failure)", p.Property, f.Property)
 	}

@@ -31,8 +31,10 @@ type Config struct {
 	// GateChecks is the default `outboxcheck run`'s checks; 0 skips the gate.
 	GateChecks int
 	// Loop adds the loop mutants' time to kill and the loop soak;
-	// LoopOnly measures nothing else.
+	// LoopOnly measures nothing else. LoopMutants names the loop mutants
+	// measured; nil: all.
 	Loop, LoopOnly bool
+	LoopMutants    []string
 }
 
 // Report is every figure of one run.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,9 @@ var loopSoak = loopcheck.Schedule{
 func (c Config) loopKills(ctx context.Context) ([]LoopKill, error) {
 	var out []LoopKill
 	for _, m := range refloop.Mutants {
+		if c.LoopMutants != nil && !slices.Contains(c.LoopMutants, m.Name) {
+			continue
+		}
 		k, err := c.loopKill(ctx, m)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", m.Name, err)

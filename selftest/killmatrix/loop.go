@@ -12,14 +12,16 @@ import (
 
 // LoopBudget is what a loop row may spend: schedules run on real time, so
 // fewer of them than the step contract's checks. Zero fields: 60
-// schedules for the reference, 200 for a mutant, 20 s of shrinking; the
-// seed is the step rows'. A killed mutant stops at its first failure, so
+// schedules for the reference, 200 for a mutant, 20 s of shrinking, the
+// shrunk schedule confirmed loopcheck's default 5 times; the seed is the
+// step rows'. A killed mutant stops at its first failure, so
 // a mutant's larger budget costs nothing when the matrix is green; it
 // keeps a bug found in one schedule of 25 (batch-ack-long, at a 30 s
 // deadline) from surviving by chance (1 seed in 12 at 60 schedules).
 type LoopBudget struct {
 	Checks     int
 	ShrinkTime time.Duration
+	Confirm    int
 }
 
 // loopRow is one loop-contract row to run.
@@ -69,7 +71,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	}
 	restore := b.Apply()
 	defer restore()
-	l.opts.DatabaseURL = db.URL
+	l.opts.DatabaseURL, l.opts.Confirm = db.URL, c.LoopBudget.Confirm
 	l.opts.Parallel = loopcheck.DefaultParallel() // refloop's relays read no server-wide snapshot
 	rec := harness.NewRecorder("outboxcheck/"+l.name, c.Live)
 	start := time.Now()

@@ -6,6 +6,7 @@ package loopmatrix_test
 
 import (
 	"context"
+	"flag"
 	"testing"
 	"time"
 
@@ -14,6 +15,10 @@ import (
 	"github.com/outboxcheck/outboxcheck/pgscratch"
 	"github.com/outboxcheck/outboxcheck/selftest/killmatrix"
 )
+
+// confirm is how many times each shrunk story runs again: the issue's
+// bar is 9 of 10.
+var confirm = flag.Int("confirm", 5, "how many times each loop row's shrunk schedule runs again")
 
 func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
 
@@ -25,7 +30,7 @@ func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m
 // length: real time decides how far 20 s gets (3 to 20 steps on an idle
 // machine); each row logs how often its story came back.
 //
-//	go test -v ./selftest/killmatrix/loopmatrix/
+//	go test -v ./selftest/killmatrix/loopmatrix/ [-rapid.seed N] [-confirm 10]
 func TestLoopKillMatrix(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the loop rows of the kill matrix run without -race: go test ./selftest/killmatrix/loopmatrix/")
@@ -35,7 +40,7 @@ func TestLoopKillMatrix(t *testing.T) {
 		Budget:     harness.Budget{Seed: 1}, // a given -rapid.seed wins (Budget.Apply)
 		Mutants:    []mutants.Mutant{},      // no step rows: TestKillMatrix has them
 		Loop:       true,
-		LoopBudget: killmatrix.LoopBudget{ShrinkTime: 20 * time.Second},
+		LoopBudget: killmatrix.LoopBudget{ShrinkTime: 20 * time.Second, Confirm: *confirm},
 	}
 	_, err := killmatrix.Run(context.Background(), cfg, func(r killmatrix.Row) {
 		t.Log(killmatrix.Line(r))
