@@ -33,6 +33,9 @@ type producerTx interface {
 // newProducer is the session the subject's enqueue needs.
 func (c *check) newProducer() producer {
 	conn := func() string { return c.env.ConnString(harness.Actor{Role: harness.Producer}) }
+	if sc, ok := capability[SelfCommitter](c.subj); ok {
+		return selfProducer{subj: sc}
+	}
 	if enq, ok := capability[SQLEnqueuer](c.subj); ok {
 		return &sqlProducer{connString: conn, enq: enq}
 	}

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""A transactional outbox + inbox in Python (standard library and psycopg2),
+run by outboxcheck's process contract: one process per role, JSON lines on
+stdin and stdout (protocol outboxcheck/1, docs/process.md).
+
+    python3 outbox.py [--no-inbox] producer|relay|consumer|operator
+
+The seed's design: the business row and its event in one transaction; a
+relay that claims due events with FOR UPDATE SKIP LOCKED, a lease and a
+claim_id, publishes, and marks PUBLISHED only while its claim is current
+(else FAILED with backoff, DEAD after the last attempt); a consumer that
+dedupes by event_id in the transaction of its effect. --no-inbox is the
+broken variant: the consumer applies the effect without the inbox.
+"""
+
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+import uuid
+
+import psycopg2
+import psycopg2.extensions
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS py_payments (
+    id text PRIMARY KEY, merchant_id text NOT NULL, amount_cents bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS py_outbox (
+    seq bigserial PRIMARY KEY,
+    event_id text NOT NULL UNIQUE,
+    aggregate_id text NOT NULL,
+    payload text NOT NULL,
+    occurred_at timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL DEFAULT 'PENDING' CHECK (status IN ('PENDING', 'PUBLISHED', 'DEAD')),
+    attempts int NOT NULL DEFAULT 0,
+    available_at timestamptz NOT NULL DEFAULT now(),
+    claim_id text,
+    claim_expires_at timestamptz,
+    last_error text);
+CREATE INDEX IF NOT EXISTS py_outbox_due ON py_outbox (available_at) WHERE status = 'PENDING';
+CREATE TABLE IF NOT EXISTS py_inbox (event_id text PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS py_effects (event_id text PRIMARY KEY, n int NOT NULL);
+"""
+
+URL = os.environ.get("OUTBOXCHECK_DATABASE_URL", "")
+LEASE = int(os.environ.get("OUTBOXCHECK_LEASE_MS", "30000")) / 1000.0
+BACKOFF = int(os.environ.get("OUTBOXCHECK_BACKOFF_MS", "1000")) / 1000.0
+MAX_ATTEMPTS = int(os.environ.get("OUTBOXCHECK_MAX_ATTEMPTS", "5"))
+CALL_TIMEOUT = 2.0  # a statement whose reply does not come in this long is given up, its connection dropped
+BATCH = 10
+
+out_lock = threading.Lock()
+
+
+def say(obj):
+    with out_lock:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def hear():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)  # the harness closed our stdin: it is done with us
+    return json.loads(line)
+
+
+class DB:
+    """One connection; any error drops it, and the next call reconnects.
+    A statement that hangs (a partitioned link) is cut off after
+    CALL_TIMEOUT by shutting its socket, as a driver's deadline would."""
+
+    def __init__(self):
+        self.conn = None
+
+    def connect(self):
+        if self.conn is None or self.conn.closed:
+            self.conn = psycopg2.connect(URL, connect_timeout=2)
+        return self.conn
+
+    def drop(self):
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except Exception:
+                pass
+        self.conn = None
+
+    def run(self, fn, commit=True):
+        """Runs fn(cursor) in one transaction and commits it (or rolls it
+        back); returns fn's result."""
+        conn = self.connect()
+        fd = conn.fileno()
+        timer = threading.Timer(CALL_TIMEOUT, lambda: cut(fd))
+        timer.start()
+        try:
+            with conn.cursor() as cur:
+                result = fn(cur)
+            if commit:
+                conn.commit()
+            else:
+                conn.rollback()
+            return result
+        except Exception:
+            self.drop()
+            raise
+        finally:
+            timer.cancel()
+
+
+def cut(fd):
+    try:
+        socket.socket(fileno=os.dup(fd)).shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+# --- producer: the business row and its event, in one transaction --------
+
+def producer():
+    db = DB()
+    say({"hello": "outboxcheck/1", "role": "producer"})
+    while True:
+        req = hear()
+        try:
+            def write(cur):
+                for p in req["payments"]:
+                    cur.execute("INSERT INTO py_payments (id, merchant_id, amount_cents) VALUES (%s, %s, %s)",
+                                (p["id"], p["merchant_id"], p["amount_cents"]))
+                    cur.execute("INSERT INTO py_outbox (event_id, aggregate_id, payload) VALUES (%s, %s, %s)",
+                                (str(uuid.uuid4()), p["id"], json.dumps(p)))
+            db.run(write, commit=req.get("commit", False))
+            say({"id": req["id"], "ok": True})
+        except Exception as e:
+            say({"id": req["id"], "ok": False, "error": one_line(e)})
+
+
+# --- relay: claim with a lease, publish, mark while the claim is current --
+
+stopping = False
+
+
+def stop(*_):
+    global stopping
+    stopping = True
+
+
+def relay():
+    signal.signal(signal.SIGTERM, stop)
+    db = DB()
+    publishes = 0
+    say({"hello": "outboxcheck/1", "role": "relay"})
+    while not stopping:
+        claim_id = str(uuid.uuid4())
+        try:
+            rows = db.run(lambda cur: claim(cur, claim_id))
+        except Exception as e:
+            log("claim:", one_line(e))
+            time.sleep(0.05)
+            continue
+        if not rows:
+            time.sleep(0.02)
+            continue
+        for i, (seq, event_id, aggregate_id, payload, occurred_at, attempts) in enumerate(rows):
+            if stopping:  # hand back what is not published
+                release(db, claim_id, [r[0] for r in rows[i:]])
+                break
+            publishes += 1
+            say({"op": "publish", "id": publishes, "message": {
+                "id": event_id, "type": "payment.created", "aggregate_id": aggregate_id, "sequence": seq,
+                "occurred_at": occurred_at.isoformat(), "payload": payload}})
+            res = hear()
+            try:
+                if res["result"] == "accepted":
+                    db.run(lambda cur: cur.execute(
+                        "UPDATE py_outbox SET status = 'PUBLISHED', claim_id = NULL, claim_expires_at = NULL "
+                        "WHERE seq = %s AND claim_id = %s", (seq, claim_id)))
+                else:
+                    db.run(lambda cur: fail(cur, seq, claim_id, attempts, res.get("error", res["result"])))
+            except Exception as e:
+                log("mark:", one_line(e))  # the lease decides: another relay takes it over
+    sys.exit(0)
+
+
+def claim(cur, claim_id):
+    # An event claimed MAX_ATTEMPTS times without an outcome (each claim
+    # counts: a relay that dies mid-publish records nothing after it) is
+    # given up on here, or a poison that kills its relay is retried for ever.
+    cur.execute("""
+        UPDATE py_outbox SET status = 'DEAD', claim_id = NULL, claim_expires_at = NULL,
+            last_error = 'claimed ' || attempts || ' times without an outcome'
+        WHERE status = 'PENDING' AND attempts >= %s AND (claim_expires_at IS NULL OR claim_expires_at <= now())""",
+                (MAX_ATTEMPTS,))
+    cur.execute("""
+        UPDATE py_outbox SET claim_id = %s, claim_expires_at = now() + %s * interval '1 second', attempts = attempts + 1
+        WHERE seq IN (
+            SELECT seq FROM py_outbox
+            WHERE status = 'PENDING' AND available_at <= now() AND attempts < %s
+              AND (claim_expires_at IS NULL OR claim_expires_at <= now())
+            ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED)
+        RETURNING seq, event_id, aggregate_id, payload, occurred_at, attempts""", (claim_id, LEASE, MAX_ATTEMPTS, BATCH))
+    return sorted(cur.fetchall())
+
+
+def fail(cur, seq, claim_id, attempts, error):
+    if attempts >= MAX_ATTEMPTS:
+        cur.execute("UPDATE py_outbox SET status = 'DEAD', claim_id = NULL, claim_expires_at = NULL, last_error = %s "
+                    "WHERE seq = %s AND claim_id = %s", (error, seq, claim_id))
+        return
+    cur.execute("UPDATE py_outbox SET claim_id = NULL, claim_expires_at = NULL, last_error = %s, "
+                "available_at = now() + %s * interval '1 second' WHERE seq = %s AND claim_id = %s",
+                (error, BACKOFF * 2 ** (attempts - 1), seq, claim_id))
+
+
+def release(db, claim_id, seqs):
+    try:
+        db.run(lambda cur: cur.execute(
+            "UPDATE py_outbox SET claim_id = NULL, claim_expires_at = NULL, attempts = attempts - 1 "
+            "WHERE seq = ANY(%s) AND claim_id = %s", (seqs, claim_id)))
+    except Exception as e:
+        log("release:", one_line(e))
+
+
+# --- consumer: dedupe by event_id in the transaction of the effect --------
+
+NO_INBOX = "--no-inbox" in sys.argv
+
+
+def consumer():
+    db = DB()
+    say({"hello": "outboxcheck/1", "role": "consumer"})
+    while True:
+        req = hear()
+        m = req["message"]
+        failpoints = req.get("failpoints", False)
+        try:
+            conn = db.connect()
+            with conn.cursor() as cur:
+                fresh = True
+                if not NO_INBOX:
+                    cur.execute("INSERT INTO py_inbox (event_id) VALUES (%s) ON CONFLICT DO NOTHING", (m["id"],))
+                    fresh = cur.rowcount == 1
+                if fresh:
+                    cur.execute("INSERT INTO py_effects (event_id, n) VALUES (%s, 1) "
+                                "ON CONFLICT (event_id) DO UPDATE SET n = py_effects.n + 1", (m["id"],))
+            if failpoints:
+                at("before-commit")
+            conn.commit()
+            if failpoints:
+                at("after-commit")
+            say({"id": req["id"], "ok": True})
+        except Exception as e:
+            db.drop()
+            say({"id": req["id"], "ok": False, "error": one_line(e)})
+
+
+def at(failpoint):
+    say({"failpoint": failpoint})
+    if not hear().get("continue"):
+        sys.exit(1)
+
+
+# --- operator: schema, reset and the read-backs ----------------------------
+
+def operator():
+    db = DB()
+    db.run(lambda cur: cur.execute(SCHEMA))
+    say({"hello": "outboxcheck/1", "role": "operator", "capabilities": ["pending", "dead-letters", "failpoints"]})
+    while True:
+        req = hear()
+        try:
+            op = req["op"]
+            if op == "reset":
+                db.run(lambda cur: cur.execute("TRUNCATE py_payments, py_outbox, py_inbox, py_effects"))
+                say({"id": req["id"], "ok": True})
+            elif op == "effects":
+                rows = db.run(lambda cur: (cur.execute("SELECT event_id, n FROM py_effects"), cur.fetchall())[1])
+                say({"id": req["id"], "ok": True, "effects": {e: n for e, n in rows}})
+            elif op in ("pending", "dead-letters"):
+                status = "PENDING" if op == "pending" else "DEAD"
+                rows = db.run(lambda cur: (cur.execute(
+                    "SELECT aggregate_id FROM py_outbox WHERE status = %s", (status,)), cur.fetchall())[1])
+                say({"id": req["id"], "ok": True, "payments": [r[0] for r in rows]})
+            else:
+                say({"id": req["id"], "ok": False, "error": "unknown op " + op})
+        except Exception as e:
+            say({"id": req["id"], "ok": False, "error": one_line(e)})
+
+
+def one_line(e):
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+if __name__ == "__main__":
+    role = sys.argv[-1]
+    {"producer": producer, "relay": relay, "consumer": consumer, "operator": operator}[role]()

@@ -1,0 +1,54 @@
+// Package pyoutbox_test checks a Python outbox + inbox (outbox.py: the
+// standard library and psycopg2) through the process contract.
+package pyoutbox_test
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
+	"github.com/outboxcheck/outboxcheck/proccheck"
+)
+
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
+
+// python is the command that runs outbox.py, or a skip: Debian's
+// python3-psycopg2 is needed (.ci/run installs it). The first python3 on
+// PATH may be another one (pyenv's), without it: the system's is tried
+// next.
+func python(t *testing.T, flags ...string) proccheck.Command {
+	t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import psycopg2").Run() == nil {
+			return proccheck.Command{Argv: append([]string{py, "outbox.py"}, flags...)}
+		}
+	}
+	t.Skip("python3 with psycopg2 not installed (Debian: apt-get install python3-psycopg2); .ci/run installs it")
+	return proccheck.Command{}
+}
+
+// The outbox passes: every committed payment delivered once, through
+// kills (SIGKILL), stops (SIGTERM), partitions, broker faults and
+// consumer crashes at its failpoints.
+func TestPythonOutboxThroughTheProcessContract(t *testing.T) {
+	restore := harness.Budget{Checks: 10}.Apply()
+	defer restore()
+	loopcheck.Exercise(t, proccheck.New(python(t)), loopcheck.Options{Parallel: 2})
+}
+
+// Without its inbox, the consumer applies a redelivered message twice:
+// effect-at-most-once.
+func TestPythonOutboxWithoutInboxIsCaught(t *testing.T) {
+	cmd := python(t, "--no-inbox")
+	restore := harness.Budget{Checks: 50, Seed: 1, ShrinkTime: 30 * time.Second}.Apply()
+	defer restore()
+	rec := harness.NewRecorder(t.Name(), nil)
+	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2})
+	if res.Failure == nil || res.Failure.Property != "effect-at-most-once" {
+		t.Fatalf("the inbox-less consumer was not caught by effect-at-most-once: %s", res.Story())
+	}
+	t.Logf("caught at schedule %d; shrunk to %d steps, reproduced %d of %d\n%s", res.First.Check, len(res.Schedule), res.Reproduced, res.Confirmations, res.Story())
+}

@@ -1,0 +1,93 @@
+package proccheck
+
+import (
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/harness"
+)
+
+// Version is the protocol a subject's hello must name.
+const Version = "outboxcheck/1"
+
+// hello is a process's first line.
+type hello struct {
+	Hello string `json:"hello"`
+	Role  string `json:"role"`
+	// Capabilities, in the operator's hello: what the subject has of
+	// "pending", "dead-letters" and "failpoints" (its consumer announces
+	// them when asked).
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// request is a line from the harness to a producer, consumer or
+// operator; reply is the process's answer to it, with the same ID.
+type request struct {
+	ID         int64     `json:"id"`
+	Op         string    `json:"op"` // produce, handle, reset, effects, pending, dead-letters
+	Payments   []payment `json:"payments,omitempty"`
+	Commit     bool      `json:"commit,omitempty"`
+	Message    *message  `json:"message,omitempty"`
+	Failpoints bool      `json:"failpoints,omitempty"`
+}
+
+type reply struct {
+	ID       *int64         `json:"id"`
+	OK       bool           `json:"ok"`
+	Error    string         `json:"error,omitempty"`
+	Effects  map[string]int `json:"effects,omitempty"`
+	Payments []string       `json:"payments,omitempty"`
+	// Failpoint is a consumer's announcement, not a reply: it has reached
+	// the named point and waits for {"continue": true}.
+	Failpoint string `json:"failpoint,omitempty"`
+}
+
+type continuation struct {
+	Continue bool `json:"continue"`
+}
+
+// publish is a relay's request to the broker; published is the harness's
+// answer: accepted, refused (the broker does not have it), or error (no
+// acknowledgement: it may have arrived).
+type publish struct {
+	Op      string   `json:"op"` // publish
+	ID      *int64   `json:"id"`
+	Message *message `json:"message"`
+}
+
+type published struct {
+	ID     int64  `json:"id"`
+	Result string `json:"result"`
+	Error  string `json:"error,omitempty"`
+}
+
+type payment struct {
+	ID          string `json:"id"`
+	MerchantID  string `json:"merchant_id"`
+	AmountCents int64  `json:"amount_cents"`
+}
+
+// message is harness.Message on the wire; its payload is text.
+type message struct {
+	ID          string    `json:"id"`
+	Type        string    `json:"type"`
+	AggregateID string    `json:"aggregate_id"`
+	Sequence    int64     `json:"sequence"`
+	OccurredAt  time.Time `json:"occurred_at"`
+	Payload     string    `json:"payload"`
+}
+
+func toWire(m harness.Message) *message {
+	return &message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID, Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: string(m.Payload)}
+}
+
+func (m *message) harness() harness.Message {
+	return harness.Message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID, Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: []byte(m.Payload)}
+}
+
+func payments(ps []harness.Payment) []payment {
+	out := make([]payment, len(ps))
+	for i, p := range ps {
+		out[i] = payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
+	}
+	return out
+}
