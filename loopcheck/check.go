@@ -60,6 +60,9 @@ type check struct {
 	quitMu  sync.Mutex
 	quitter string
 	quitErr error
+	// fault is the subject's first broken protocol (noteFault).
+	faultMu sync.Mutex
+	fault   harness.SubjectFault
 
 	histMu sync.Mutex // the story is written from the subject's goroutines too
 	hist   harness.History
@@ -96,6 +99,9 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 		c.tally.injected("timezone", z, true, 0)
 	}
 	if err := c.call(r.subj.Reset); err != nil {
+		if c.noteFault(err) {
+			return c.faulted(), nil
+		}
 		return nil, fmt.Errorf("reset: %w", err)
 	}
 	defer c.shutdown()
@@ -138,6 +144,9 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 // stepAndCheck runs a step and the checks made after every step.
 func (c *check) stepAndCheck(st Step) *harness.Failure {
 	c.step(st)
+	if f := c.faulted(); f != nil {
+		return f
+	}
 	if c.failed != nil {
 		return c.failed
 	}

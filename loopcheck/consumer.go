@@ -57,6 +57,7 @@ func (c *check) deliver(ctx context.Context, m harness.Message) error {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	err := c.subj.Handle(cctx, m)
 	cancel()
+	c.noteFault(err)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.delivered = append(c.delivered, m)
@@ -117,6 +118,7 @@ func (c *check) crashConsumer(st Step) {
 		return nil
 	})
 	cancel()
+	c.noteFault(err)
 	c.tally.injected("crash-consumer", link.String(), reached, 0)
 	cerr := c.net.Cut(link.String())
 	n, terr := c.terminate(link)

@@ -173,6 +173,7 @@ func (c *check) crashLoopState(pay string) string {
 		pending = []string{pay}
 		return nil
 	})
+	c.noteFault(err)
 	switch {
 	case err != nil:
 		return ""

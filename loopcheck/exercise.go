@@ -71,6 +71,13 @@ func (r Result) Story() string {
 		return "infrastructure error: " + f.Message
 	}
 	var b strings.Builder
+	if f.SubjectError {
+		fmt.Fprintf(&b, "subject error: %s: %s\n", f.Operation, f.Message)
+		if f.History != nil {
+			fmt.Fprintf(&b, "where it happened (schedule %d):\n%s", r.firstCheck(), f.History.Story())
+		}
+		return strings.TrimRight(b.String(), "\n")
+	}
 	fmt.Fprintf(&b, "property violated: %s: %s\n", f.Property, f.Message)
 	switch {
 	case r.Flaky:

@@ -145,7 +145,7 @@ func (g *generation) wait(res *Result) (failedAt int) {
 	x := g.ran[cut]
 	res.Schedule = x.s
 	if x.err != nil {
-		res.Failure = &harness.Failure{Infrastructure: true, Message: x.err.Error()}
+		res.Failure = infraOrSubject(x.err)
 		return 0
 	}
 	res.First = &harness.FirstFailure{Check: cut, Elapsed: x.end}

@@ -70,6 +70,7 @@ func (c *check) read() (endState, error) {
 		}
 		return nil
 	})
+	c.noteFault(err)
 	msgs := c.bro.messages()
 	e.tries = c.bro.tries()
 	e.msgs, e.carried = len(msgs), map[string]bool{}
@@ -161,6 +162,9 @@ func (c *check) quiesce() (*harness.Failure, error) {
 	)
 	for {
 		cur, err := c.read()
+		if f := c.faulted(); f != nil {
+			return f, nil
+		}
 		if err == nil {
 			e, have, c.judged.endRead = cur, true, true
 			if f := c.safety(cur); f != nil {

@@ -77,6 +77,7 @@ func (c *check) write(ps []harness.Payment, commit bool) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.producerTimeout())
 	defer cancel()
 	err := transact(ctx, c.prod, commit, ps...)
+	c.noteFault(err)
 	var ce errCommit
 	for _, p := range ps {
 		switch {

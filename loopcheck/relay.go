@@ -54,7 +54,7 @@ func (c *check) startRelay(i int) {
 	go func() {
 		defer close(rl.done)
 		err := dispatchGuarded(ctx, c.subj, i, pub)
-		if ctx.Err() == nil && !rl.asked.Load() { // nobody stopped it: the relay ended on its own
+		if ctx.Err() == nil && !rl.asked.Load() && !c.noteFault(err) { // nobody stopped it: the relay ended on its own
 			c.tally.quit()
 			c.relayQuit(name, err)
 			c.record("DispatchReturned", dispatcher(i).String(), name, result(err, "returned nil")+"; not killed: this relay no longer runs")

@@ -62,8 +62,8 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	defer cleanup()
 	p, err := openPool(newSubject, opts)
 	if err != nil {
-		res.Failure = &harness.Failure{Infrastructure: true, Message: err.Error()}
-		tb.Errorf("infrastructure error: %v", err)
+		res.Failure = infraOrSubject(err)
+		tb.Errorf("%s", res.Story())
 		return res
 	}
 	defer p.close()
@@ -85,7 +85,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	})
 	failedAt := g.wait(&res)
 	res.Interrupted = res.Interrupted || opts.interrupted()
-	if f := res.Failure; f != nil && !f.Infrastructure && !res.Interrupted {
+	if f := res.Failure; f != nil && !f.Infrastructure && !f.SubjectError && !res.Interrupted {
 		p.shrinkAndConfirm(&res, failedAt, start)
 	}
 	res.Elapsed = time.Since(start)

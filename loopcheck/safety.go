@@ -13,6 +13,7 @@ import (
 func (c *check) atMostOnce() *harness.Failure {
 	var fx map[string]int
 	if err := c.call(func(ctx context.Context) (err error) { fx, err = c.subj.Effects(ctx); return }); err != nil {
+		c.noteFault(err)
 		return nil // the operator's read failed: nothing is concluded from it
 	}
 	c.judged.step("effect-at-most-once")

@@ -85,7 +85,7 @@ func (s *sqlRef) Close() error {
 // outlives the run: no goroutine, no session on the producer's link.
 func TestSQLTxSubjectPasses(t *testing.T) {
 	db := pgscratch.NewDatabase(t)
-	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/pgscratch.startPinned.func1"))()
+	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pinned.Start.func1"))()
 	restore := harness.Budget{Checks: 15, Seed: 5, ShrinkTime: time.Second}.Apply()
 	defer restore()
 	var calls atomic.Int64

@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/outboxcheck/outboxcheck/internal/pinned"
 )
 
 const (
@@ -135,32 +136,12 @@ func (s *localServer) launch(ctx context.Context) error {
 	args = append(args, fastSettings()...)
 	cmd := s.as.command(s.root, s.bin.postgres, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	done, err := startPinned(cmd)
+	done, err := pinned.Start(cmd)
 	if err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
 	s.proc, s.done = cmd, done
 	return s.waitReady(ctx)
-}
-
-// startPinned starts cmd from a locked OS thread that lives until the child
-// has exited: Pdeathsig fires when the starting thread exits (FIELD-NOTES),
-// so the thread must outlive nothing but the child. done is closed once the
-// child has been reaped.
-func startPinned(cmd *exec.Cmd) (done chan struct{}, err error) {
-	errc := make(chan error, 1)
-	done = make(chan struct{})
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := cmd.Start(); err != nil {
-			errc <- err
-			return
-		}
-		errc <- nil
-		_ = cmd.Wait()
-		close(done)
-	}()
-	return done, <-errc
 }
 
 func (s *localServer) waitReady(ctx context.Context) error {

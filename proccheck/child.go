@@ -7,15 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/outboxcheck/outboxcheck/internal/pinned"
 )
 
 // helloTimeout bounds how long a process may take to say hello.
@@ -31,10 +31,9 @@ type child struct {
 	hello hello
 
 	wmu   sync.Mutex
-	stdin io.WriteCloser
+	stdin *os.File      // our end of its stdin
 	lines chan []byte   // stdout, line by line; closed at EOF
-	done  chan struct{} // closed once the process has exited and been waited for
-	err   error         // its exit, once done
+	done  chan struct{} // closed once the process has exited and been reaped
 	log   *tail         // the last of its stderr
 
 	stopping atomic.Bool // a SIGTERM asked it to stop
@@ -49,6 +48,10 @@ type ProtocolError struct {
 	Line string // the offending line, if one
 	Log  string // the last of the process's stderr
 }
+
+// SubjectOperation names the process, for the report: a broken protocol
+// is the subject's error (harness.SubjectFault), never a property.
+func (e *ProtocolError) SubjectOperation() string { return "the " + e.Role + " process" }
 
 func (e *ProtocolError) Error() string {
 	s := fmt.Sprintf("subject's %s process: %s", e.Role, e.What)
@@ -70,29 +73,44 @@ func spawn(ctx context.Context, argv []string, dir string, env []string, role st
 	// Its own process group, so that a kill reaches what it started; and
 	// killed with the harness, whatever ends the harness.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	c := &child{role: role, cmd: cmd, lines: make(chan []byte, 64), done: make(chan struct{}), log: &tail{max: 2048}}
+	c := &child{role: role, cmd: cmd, lines: make(chan []byte, 64), log: &tail{max: 2048}}
 	cmd.Stderr = c.log
-	var err error
-	if c.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
+	// Pipes of our own, not exec's: exec's are closed when the process is
+	// reaped, which may be before its last lines are read.
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := startLocked(cmd); err != nil {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, c.stdin = inR, outW, inW
+	c.done, err = pinned.Start(cmd)
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return nil, fmt.Errorf("start the subject's %s process: %w", role, err)
 	}
-	go c.read(stdout)
+	go c.read(outR)
 	hctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
 	line, err := c.next(hctx)
 	if err != nil {
 		c.kill()
-		if ctx.Err() != nil {
+		var pe *ProtocolError
+		switch {
+		case errors.As(err, &pe):
+			pe.What = "exited before its hello: " + c.cmd.ProcessState.String()
+			return nil, pe
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		}
-		return nil, c.broke("no hello", "")
+		return nil, c.broke(fmt.Sprintf("no hello within %v", helloTimeout), "")
 	}
 	if err := json.Unmarshal(line, &c.hello); err != nil || c.hello.Hello == "" {
 		c.kill()
@@ -105,8 +123,9 @@ func spawn(ctx context.Context, argv []string, dir string, env []string, role st
 	return c, nil
 }
 
-// read hands stdout's lines to c.lines, then waits for the process.
-func (c *child) read(stdout io.Reader) {
+// read hands stdout's lines to c.lines until EOF.
+func (c *child) read(stdout *os.File) {
+	defer stdout.Close()
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	for {
 		line, err := readLine(r)
@@ -118,8 +137,6 @@ func (c *child) read(stdout io.Reader) {
 		}
 	}
 	close(c.lines)
-	c.err = c.cmd.Wait()
-	close(c.done)
 }
 
 func readLine(r *bufio.Reader) ([]byte, error) {
@@ -153,11 +170,7 @@ func (c *child) next(ctx context.Context) ([]byte, error) {
 
 // exited is the error of a process that ended.
 func (c *child) exited() error {
-	what := "exited"
-	if c.err != nil {
-		what = "exited: " + c.err.Error()
-	}
-	return c.broke(what, "")
+	return c.broke("exited: "+c.cmd.ProcessState.String(), "")
 }
 
 // send writes v as one line.
@@ -228,33 +241,6 @@ func (t *tail) String() string {
 		lines = lines[len(lines)-5:]
 	}
 	return strings.TrimSpace(strings.Join(lines, " | "))
-}
-
-// Pdeathsig is sent when the thread that started the child ends, not the
-// process: every child is started from one thread that never ends.
-var (
-	spawnOnce sync.Once
-	spawns    chan spawnReq
-)
-
-type spawnReq struct {
-	cmd *exec.Cmd
-	err chan error
-}
-
-func startLocked(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawns = make(chan spawnReq)
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-			for r := range spawns {
-				r.err <- r.cmd.Start()
-			}
-		}()
-	})
-	r := spawnReq{cmd: cmd, err: make(chan error, 1)}
-	spawns <- r
-	return <-r.err
 }
 
 var errNotRunning = errors.New("not running")

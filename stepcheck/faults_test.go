@@ -34,7 +34,7 @@ func TestReferenceUnderFaults(t *testing.T) {
 	opts := faultOptions(t)
 	// The cluster's own goroutines predate the run; a crash restarts its
 	// postmaster under a new one.
-	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/pgscratch.startPinned.func1"))()
+	defer leakcheck.Start(t, goleak.IgnoreAnyFunction("github.com/outboxcheck/outboxcheck/internal/pinned.Start.func1"))()
 	said := 0 // results that say which fault ended their call early
 	opts.OnCheck = func(h *harness.History) {
 		for _, e := range h.Entries {
