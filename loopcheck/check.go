@@ -300,6 +300,8 @@ func (c *check) step(st Step) {
 		c.failed = c.headOfLine()
 	case "crash-loop":
 		c.failed = c.crashLoop()
+	case "freeze":
+		c.freeze(st)
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

@@ -33,6 +33,7 @@ var nemesisKinds = []nemesisKind{
 	{"ack-lost", "the next accepted publish loses its acknowledgement; struck: one did"},
 	{"poison", "a payment's event refused by the broker; struck: it refused a publish; affected: publishes refused"},
 	{"slow-payment", "a payment's event acknowledged late, for a time; struck: it acknowledged a publish late; affected: late acknowledgements"},
+	{"freeze", "a relay frozen whole (SIGSTOP … SIGCONT) just before a publish reached the broker, around its lease; struck: one was frozen"},
 	{"crash-loop", "a payment whose every publish crashes the relay publishing it; struck: a relay crashed on it; affected: crashes"},
 	{"head-of-line", "a payment poisoned, then a probe committed behind it; struck: the probe was judged"},
 	{"redeliver", "a message delivered again; struck: the broker had one"},

@@ -16,7 +16,7 @@ func TestEveryDrawnStepKindReadsBack(t *testing.T) {
 	seen := map[string]bool{}
 	rapid.Check(t, func(t *rapid.T) {
 		for range 100 {
-			st := drawStep(t, swarm(t), []string{"producer", "dispatcher-0"}, 2, []time.Duration{300 * time.Millisecond, 30 * time.Second})
+			st := drawStep(t, swarm(t, []string{"freeze"}), []string{"producer", "dispatcher-0"}, 2, []time.Duration{300 * time.Millisecond, 30 * time.Second})
 			seen[st.Kind] = true
 			if err := st.valid(2); err != nil {
 				t.Fatalf("%s: %v", st, err)

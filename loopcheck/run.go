@@ -73,7 +73,7 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	g := newGeneration(p, opts, start)
 	aims := r.aims()
 	rapid.Check(tb, func(t *rapid.T) {
-		s := draw(t, r.links, opts.Dispatchers, opts.Steps, aims)
+		s := draw(t, r.links, opts.Dispatchers, opts.Steps, aims, r.moreKinds())
 		switch {
 		case g.done():
 			return // found: the rest of rapid's checks pass at once

@@ -2,6 +2,7 @@ package loopcheck
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -55,6 +56,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("partition %s %s after %d", s.Link, s.Fault, s.After)
 	case "heal":
 		return "heal " + s.Link
+	case "freeze":
+		return "freeze the next relay to publish, for " + aimText(s.For, s.Aim)
 	case "kill", "restart", "stop":
 		return fmt.Sprintf("%s dispatcher-%d", s.Kind, s.N)
 	case "redeliver":
@@ -129,8 +132,8 @@ func (s Step) poisonText() string {
 // commit, so every schedule has something to lose, then one rapid.Custom
 // per step until the stop coin comes up, so shrinking deletes whole steps.
 // The steps are drawn from a swarm (swarm), not from every kind.
-func draw(t *rapid.T, links []string, dispatchers, avg int, aims []time.Duration) Schedule {
-	kinds := swarm(t)
+func draw(t *rapid.T, links []string, dispatchers, avg int, aims []time.Duration, more []string) Schedule {
+	kinds := swarm(t, more)
 	step := rapid.Custom(func(t *rapid.T) Step {
 		if harness.DrawStop(t, avg) {
 			return Step{}
@@ -155,10 +158,14 @@ func draw(t *rapid.T, links []string, dispatchers, avg int, aims []time.Duration
 // or partition between), which a mix of every kind rarely does. Commits,
 // rollbacks, heals and pauses are always in. A left-out coin shrinks to
 // "in": shrinking goes back towards every kind.
-func swarm(t *rapid.T) []string {
+//
+// more are kinds beyond stepKinds that the subject can take (freeze, for
+// a Pauser): drawn after the others, so that a subject without them
+// draws as before.
+func swarm(t *rapid.T, more []string) []string {
 	out := []string{}
 	leftOut := map[string]bool{}
-	for _, k := range stepKinds {
+	for _, k := range append(slices.Clone(stepKinds), more...) {
 		if _, drawn := leftOut[k]; !drawn && !alwaysIn[k] {
 			leftOut[k] = rapid.Bool().Draw(t, "leave out "+k)
 		}
@@ -185,6 +192,12 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int, aims []time.Du
 			After: rapid.IntRange(0, 4).Draw(t, "after")}
 	case "heal":
 		return Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link")}
+	case "freeze":
+		// Frozen around the lease, or two or three of them: its claim
+		// runs out meanwhile, or just does not.
+		st := Step{Kind: k}
+		st.Aim, st.For = drawAimed(t, aims, 3, "freeze")
+		return st
 	case "kill", "restart", "stop":
 		return Step{Kind: k, N: rapid.IntRange(0, dispatchers-1).Draw(t, "dispatcher")}
 	case "hold-tx":

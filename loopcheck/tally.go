@@ -3,6 +3,7 @@ package loopcheck
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -149,6 +150,10 @@ func (r *runner) summarize(sum *harness.Summary) {
 	na["dead-letter"], na["dead-exclusive"] = na["dead letters"], na["dead letters"]
 	sum.Properties = r.tally.records(na)
 	sum.Nemesis = r.tally.coverage(r.linkCoverage())
+	if _, ok := capability[Pauser](r.subj); !ok {
+		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "freeze" })
+		sum.NotApplicable["freeze"] = "the subject's relays cannot be frozen (Pauser: a subject in processes, proccheck): freezes are not drawn"
+	}
 	for kind, why := range map[string]string{"crash-consumer": sum.NotApplicable["consumer crashes"], "crash-loop": sum.NotApplicable["crash-loop"]} {
 		for i, f := range sum.Nemesis {
 			if f.Kind == kind && why != "" {

@@ -14,7 +14,7 @@ import (
 // deadline that closely.
 //
 // The aimed times: a slow broker's delay, a slow payment's delay and how
-// long it lasts, and how long a timed poison lasts.
+// long it lasts, how long a timed poison lasts, and a freeze.
 func widen(s Schedule) Schedule {
 	var out Schedule
 	for i, st := range s {
@@ -27,7 +27,7 @@ func widen(s Schedule) Schedule {
 			w.Delay = widened(st.Delay, st.Aim)
 		case "slow-payment":
 			w.Delay, w.For = widened(st.Delay, st.Aim), widened(st.For, st.Aim)
-		case "poison":
+		case "poison", "freeze":
 			w.For = widened(st.For, st.Aim)
 		}
 		if w == st {

@@ -17,6 +17,7 @@
 //   - relay → harness: publish a message and wait for the broker's reply
 //     (accepted, refused, or an error that may hide an arrival), so the
 //     broker stays the harness's own with every per-event fault it has;
+//     or abandon a publish it no longer waits for;
 //   - harness → consumer: handle a message; with failpoints, the consumer
 //     announces each named point and waits to go on, and the harness may
 //     kill it there (SIGKILL);
@@ -25,7 +26,8 @@
 //
 // Kill is SIGKILL of the actor's process group (the link also refuses
 // until restart, as for any loop subject); a stop is SIGTERM, then
-// SIGKILL after the loop contract's grace. Anything that is not the
+// SIGKILL after the loop contract's grace; a freeze is SIGSTOP, for a
+// drawn time around the lease, then SIGCONT (loopcheck.Pauser). Anything that is not the
 // protocol (bad JSON, an unknown message, a reply to nothing, a process
 // that exits at start) is the subject's error, with the offending line
 // quoted; stderr is the subject's log, its last lines quoted in errors.

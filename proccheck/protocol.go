@@ -14,8 +14,9 @@ type hello struct {
 	Hello string `json:"hello"`
 	Role  string `json:"role"`
 	// Capabilities, in the operator's hello: what the subject has of
-	// "pending", "dead-letters" and "failpoints" (its consumer announces
-	// them when asked).
+	// "pending", "dead-letters", "failpoints" (its consumer announces
+	// them when asked), and what it declares: "publishes-once" (its
+	// claims exclude each other through a publish).
 	Capabilities []string `json:"capabilities,omitempty"`
 }
 
@@ -47,11 +48,14 @@ type continuation struct {
 
 // publish is a relay's request to the broker; published is the harness's
 // answer: accepted, refused (the broker does not have it), or error (no
-// acknowledgement: it may have arrived).
+// acknowledgement: it may have arrived). A relay that stops waiting for
+// an answer says so ({"op": "abandon", "id": N}): the publish is given up
+// on, as a Go relay's cancelled context gives it up, and an ack that
+// comes after is known to have come to no one.
 type publish struct {
-	Op      string   `json:"op"` // publish
+	Op      string   `json:"op"` // publish, abandon
 	ID      *int64   `json:"id"`
-	Message *message `json:"message"`
+	Message *message `json:"message,omitempty"`
 }
 
 type published struct {

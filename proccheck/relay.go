@@ -35,6 +35,7 @@ func (s *subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 		}
 		s.mu.Unlock()
 	}()
+	inflight := &publishes{cancel: map[int64]context.CancelFunc{}}
 	for {
 		line, err := c.next(ctx)
 		switch {
@@ -46,7 +47,12 @@ func (s *subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 			return err
 		}
 		var p publish
-		if err := jsonStrict(line, &p); err != nil || p.Op != "publish" || p.ID == nil || p.Message == nil {
+		err = jsonStrict(line, &p)
+		switch {
+		case err == nil && p.Op == "abandon" && p.ID != nil:
+			inflight.abandon(*p.ID)
+			continue
+		case err != nil || p.Op != "publish" || p.ID == nil || p.Message == nil:
 			why := "not a publish"
 			if err != nil {
 				why += ": " + err.Error()
@@ -54,9 +60,11 @@ func (s *subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 			return c.broke(why, string(line))
 		}
 		id, m := *p.ID, p.Message.harness()
+		pctx := inflight.start(ctx, id)
 		wg.Go(func() {
+			defer inflight.end(id)
 			res := published{ID: id, Result: "accepted"}
-			if err := pub.Publish(ctx, m); err != nil {
+			if err := pub.Publish(pctx, m); err != nil {
 				res.Result, res.Error = "error", err.Error()
 				if errors.Is(err, harness.ErrRefused) {
 					res.Result = "refused"
@@ -67,6 +75,50 @@ func (s *subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 			}
 		})
 	}
+}
+
+// publishes are a relay's publishes in flight, to give up on one it
+// abandons.
+type publishes struct {
+	mu     sync.Mutex
+	cancel map[int64]context.CancelFunc
+}
+
+func (p *publishes) start(ctx context.Context, id int64) context.Context {
+	pctx, cancel := context.WithCancel(ctx)
+	p.mu.Lock()
+	p.cancel[id] = cancel
+	p.mu.Unlock()
+	return pctx
+}
+
+func (p *publishes) end(id int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cancel, ok := p.cancel[id]; ok {
+		cancel()
+		delete(p.cancel, id)
+	}
+}
+
+// abandon gives up on publish id, if it is still in flight.
+func (p *publishes) abandon(id int64) { p.end(id) }
+
+// Pause freezes relay i's process group whole (SIGSTOP).
+func (s *subject) Pause(i int) error { return s.signalRelay(i, syscall.SIGSTOP) }
+
+// Resume thaws it (SIGCONT).
+func (s *subject) Resume(i int) error { return s.signalRelay(i, syscall.SIGCONT) }
+
+func (s *subject) signalRelay(i int, sig syscall.Signal) error {
+	s.mu.Lock()
+	c := s.relays[i]
+	s.mu.Unlock()
+	if c == nil {
+		return errNotRunning
+	}
+	c.signal(sig)
+	return nil
 }
 
 // Stop asks relay i's process to stop (SIGTERM): it should finish or hand

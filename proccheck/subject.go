@@ -68,6 +68,8 @@ var (
 	_ loopcheck.DeadLetterer  = (*subject)(nil)
 	_ loopcheck.Failpointer   = (*subject)(nil)
 	_ loopcheck.Stopper       = (*subject)(nil)
+	_ loopcheck.Pauser        = (*subject)(nil)
+	_ loopcheck.OncePublisher = (*subject)(nil)
 )
 
 // spawn starts the process for role on actor a's link.
@@ -94,9 +96,15 @@ func (s *subject) Lacks(iface any) bool {
 		return !s.has(s.op.c, "dead-letters")
 	case *loopcheck.Failpointer:
 		return !s.has(s.op.c, "failpoints")
+	case *loopcheck.OncePublisher:
+		return !s.has(s.op.c, "publishes-once")
 	}
 	return false
 }
+
+// PublishesOnce: the subject declares its claims exclude each other
+// through a publish (its hello lists "publishes-once").
+func (s *subject) PublishesOnce() bool { return s.has(s.op.c, "publishes-once") }
 
 func (s *subject) has(c *child, capability string) bool {
 	return c != nil && slices.Contains(c.hello.Capabilities, capability)

@@ -3,14 +3,15 @@
 run by outboxcheck's process contract: one process per role, JSON lines on
 stdin and stdout (protocol outboxcheck/1, docs/process.md).
 
-    python3 outbox.py [--no-inbox] producer|relay|consumer|operator
+    python3 outbox.py [--no-inbox | --claims-once] producer|relay|consumer|operator
 
 The seed's design: the business row and its event in one transaction; a
 relay that claims due events with FOR UPDATE SKIP LOCKED, a lease and a
 claim_id, publishes, and marks PUBLISHED only while its claim is current
 (else FAILED with backoff, DEAD after the last attempt); a consumer that
-dedupes by event_id in the transaction of its effect. --no-inbox is the
-broken variant: the consumer applies the effect without the inbox.
+dedupes by event_id in the transaction of its effect. The broken
+variants: --no-inbox applies the effect without the inbox; --claims-once
+declares each event published once, trusting its lease.
 """
 
 import json
@@ -51,6 +52,7 @@ LEASE = int(os.environ.get("OUTBOXCHECK_LEASE_MS", "30000")) / 1000.0
 BACKOFF = int(os.environ.get("OUTBOXCHECK_BACKOFF_MS", "1000")) / 1000.0
 MAX_ATTEMPTS = int(os.environ.get("OUTBOXCHECK_MAX_ATTEMPTS", "5"))
 CALL_TIMEOUT = 2.0  # a statement whose reply does not come in this long is given up, its connection dropped
+ACK_DEADLINE = LEASE * 0.8  # a publish not acknowledged in this long is given up on, before the claim runs out
 BATCH = 10
 
 out_lock = threading.Lock()
@@ -66,11 +68,33 @@ def log(*args):
     print(*args, file=sys.stderr, flush=True)
 
 
+class Lines:
+    """stdin, line by line, with a timeout (select on a buffered
+    sys.stdin would miss what Python already read into its buffer)."""
+
+    def __init__(self):
+        self.buf = b""
+
+    def next(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([0], [], [], wait)
+            if not ready:
+                return None
+            chunk = os.read(0, 65536)
+            if not chunk:
+                sys.exit(0)  # the harness closed our stdin: it is done with us
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+
+stdin = Lines()
+
+
 def hear():
-    line = sys.stdin.readline()
-    if not line:
-        sys.exit(0)  # the harness closed our stdin: it is done with us
-    return json.loads(line)
+    return stdin.next()
 
 
 class DB:
@@ -173,11 +197,22 @@ def relay():
             if stopping:  # hand back what is not published
                 release(db, claim_id, [r[0] for r in rows[i:]])
                 break
+            # Renew the claim just before publishing, and skip the event
+            # if the claim ran out meanwhile: another relay has it.
+            try:
+                if not db.run(lambda cur: renew(cur, seq, claim_id)):
+                    continue
+            except Exception as e:
+                log("renew:", one_line(e))
+                continue
             publishes += 1
             say({"op": "publish", "id": publishes, "message": {
                 "id": event_id, "type": "payment.created", "aggregate_id": aggregate_id, "sequence": seq,
                 "occurred_at": occurred_at.isoformat(), "payload": payload}})
-            res = hear()
+            res = answer(publishes, ACK_DEADLINE)
+            if res is None:  # no ack within the deadline: it may have arrived; retried later
+                say({"op": "abandon", "id": publishes})
+                res = {"result": "error", "error": "no acknowledgement within %.0f ms" % (ACK_DEADLINE * 1000)}
             try:
                 if res["result"] == "accepted":
                     db.run(lambda cur: cur.execute(
@@ -188,6 +223,16 @@ def relay():
             except Exception as e:
                 log("mark:", one_line(e))  # the lease decides: another relay takes it over
     sys.exit(0)
+
+
+def answer(publish_id, timeout):
+    """The broker's answer to publish_id, skipping answers to publishes
+    abandoned before; None if none comes within timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        res = stdin.next(max(0.0, deadline - time.monotonic()))
+        if res is None or res.get("id") == publish_id:
+            return res
 
 
 def claim(cur, claim_id):
@@ -208,6 +253,12 @@ def claim(cur, claim_id):
             ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED)
         RETURNING seq, event_id, aggregate_id, payload, occurred_at, attempts""", (claim_id, LEASE, MAX_ATTEMPTS, BATCH))
     return sorted(cur.fetchall())
+
+
+def renew(cur, seq, claim_id):
+    cur.execute("UPDATE py_outbox SET claim_expires_at = now() + %s * interval '1 second' "
+                "WHERE seq = %s AND claim_id = %s AND claim_expires_at > now()", (LEASE, seq, claim_id))
+    return cur.rowcount == 1
 
 
 def fail(cur, seq, claim_id, attempts, error):
@@ -232,6 +283,12 @@ def release(db, claim_id, seqs):
 # --- consumer: dedupe by event_id in the transaction of the effect --------
 
 NO_INBOX = "--no-inbox" in sys.argv
+
+# --claims-once is the other broken variant: it declares that each event
+# is published once, trusting its lease, renewed just before each publish,
+# to keep other relays off a claim; a relay paused past its lease between
+# the renewal and the publish (a GC pause, a VM freeze) belies it.
+CLAIMS_ONCE = "--claims-once" in sys.argv
 
 
 def consumer():
@@ -273,7 +330,10 @@ def at(failpoint):
 def operator():
     db = DB()
     db.run(lambda cur: cur.execute(SCHEMA))
-    say({"hello": "outboxcheck/1", "role": "operator", "capabilities": ["pending", "dead-letters", "failpoints"]})
+    capabilities = ["pending", "dead-letters", "failpoints"]
+    if CLAIMS_ONCE:
+        capabilities.append("publishes-once")
+    say({"hello": "outboxcheck/1", "role": "operator", "capabilities": capabilities})
     while True:
         req = hear()
         try:

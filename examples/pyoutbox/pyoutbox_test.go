@@ -4,6 +4,7 @@ package pyoutbox_test
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,24 @@ func TestPythonOutboxWithoutInboxIsCaught(t *testing.T) {
 	if res.Failure == nil || res.Failure.Property != "effect-at-most-once" {
 		t.Fatalf("the inbox-less consumer was not caught by effect-at-most-once: %s", res.Story())
 	}
-	t.Logf("caught at schedule %d; shrunk to %d steps, reproduced %d of %d\n%s", res.First.Check, len(res.Schedule), res.Reproduced, res.Confirmations, res.Story())
+	t.Logf("caught at schedule %d; shrunk to %s, reproduced %d of %d\n%s", res.First.Check, harness.Count(len(res.Schedule), "steps"), res.Reproduced, res.Confirmations, res.Story())
+}
+
+// Declaring each event published once while trusting a lease is belied
+// by a relay frozen past its lease (SIGSTOP … SIGCONT) just before its
+// publish: another relay publishes the event meanwhile, and the thawed one
+// publishes it again: publish-at-most-once.
+func TestPythonOutboxClaimingOnceIsCaughtByAFreeze(t *testing.T) {
+	cmd := python(t, "--claims-once")
+	restore := harness.Budget{Checks: 100, Seed: 1, ShrinkTime: 30 * time.Second}.Apply()
+	defer restore()
+	rec := harness.NewRecorder(t.Name(), nil)
+	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2})
+	if res.Failure == nil || res.Failure.Property != "publish-at-most-once" {
+		t.Fatalf("the lease trusted to publish once was not caught by publish-at-most-once: %s", res.Story())
+	}
+	if !strings.Contains(res.Story(), "Freeze") {
+		t.Errorf("the story has no freeze:\n%s", res.Story())
+	}
+	t.Logf("caught at schedule %d; shrunk to %s, reproduced %d of %d\n%s", res.First.Check, harness.Count(len(res.Schedule), "steps"), res.Reproduced, res.Confirmations, res.Story())
 }
