@@ -10,6 +10,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/proccheck"
 	"github.com/outboxcheck/outboxcheck/reports"
 )
 
@@ -34,6 +35,12 @@ var loopSubjects = func() map[string]loopSubject {
 	return m
 }()
 
+// processSubject is a subject in any language, its processes started
+// from argv in dir (proccheck).
+func processSubject(argv []string, dir string) loopSubject {
+	return loopSubject{new: proccheck.New(proccheck.Command{Argv: argv, Dir: dir})}
+}
+
 // ScheduleFile is the failing schedule's file in a loop run's report
 // directory: `outboxcheck replay` replays it.
 const ScheduleFile = "schedule.json"
@@ -42,6 +49,9 @@ const ScheduleFile = "schedule.json"
 // time, faults from outside), writes the reports and returns the verdict.
 func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.Writer) error {
 	ls, ok := loopSubjects[c.Subject]
+	if c.Process != nil {
+		ls, ok = processSubject(c.Process, c.ProcessDir), true
+	}
 	if !ok {
 		return Usagef("--loop runs %s, not %q", LoopNames(), c.Subject)
 	}
@@ -94,7 +104,8 @@ func saveSchedule(c *RunConfig, rep *reports.Report, res loopcheck.Result) error
 	if c.ReportDir == "" || rep.Failure == nil {
 		return nil
 	}
-	f := loopcheck.File{Subject: c.Subject, Property: res.Failure.Property, Message: res.Failure.Message, Options: res.Options, Schedule: res.Schedule}
+	f := loopcheck.File{Subject: c.Subject, Property: res.Failure.Property, Message: res.Failure.Message, Options: res.Options, Schedule: res.Schedule,
+		Command: c.Process, Dir: c.ProcessDir}
 	if err := loopcheck.WriteFile(filepath.Join(c.ReportDir, ScheduleFile), f); err != nil {
 		return Usagef("write schedule: %v", err)
 	}
@@ -119,6 +130,9 @@ func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io
 		return Usagef("replay: %v", err)
 	}
 	ls, ok := loopSubjects[f.Subject]
+	if f.Command != nil {
+		ls, ok = processSubject(f.Command, f.Dir), true
+	}
 	if !ok {
 		return Usagef("replay: the schedule's subject %q is not one the CLI runs through the loop contract", f.Subject)
 	}

@@ -29,6 +29,10 @@ type RunConfig struct {
 	SQLSchema  string
 	Loop       bool // the loop contract instead of the step contract
 	Parallel   int  // Loop: schedules at once; 0 the default
+	// Process, with Loop, is a subject in any language: the program and
+	// its arguments (proccheck.Command), run in ProcessDir (absolute).
+	Process    []string
+	ProcessDir string
 
 	// OnCheck, if set, sees every check (or schedule) as it ends, shrinking
 	// runs among them.
@@ -63,8 +67,12 @@ func Run(c *RunConfig, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.Loop {
-		fmt.Fprintf(stdout, "outboxcheck: %s through the loop contract on PostgreSQL %s (%s), %s, seed %d\n",
-			c.Subject, ses.cluster.Version, ses.cluster.Source, strings.ReplaceAll(c.budgetText(), "checks", "schedules"), c.Budget.Seed)
+		contract := "the loop contract"
+		if c.Process != nil {
+			contract = "the process contract"
+		}
+		fmt.Fprintf(stdout, "outboxcheck: %s through %s on PostgreSQL %s (%s), %s, seed %d\n",
+			c.Subject, contract, ses.cluster.Version, ses.cluster.Source, strings.ReplaceAll(c.budgetText(), "checks", "schedules"), c.Budget.Seed)
 		return runLoop(c, ses, c.newReport(ses), stdout, stderr)
 	}
 	opts, drop, err := ses.options(c.Faults, c.Concurrent)

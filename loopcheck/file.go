@@ -23,6 +23,10 @@ type File struct {
 	Message  string   `json:"message,omitempty"`
 	Options  Options  `json:"options"`
 	Schedule Schedule `json:"schedule"`
+	// Command and Dir are a process subject's (proccheck.Command): the
+	// program with its arguments, and the directory it ran in.
+	Command []string `json:"command,omitempty"`
+	Dir     string   `json:"dir,omitempty"`
 }
 
 // WriteFile saves f at path, creating its directory; a reader never sees

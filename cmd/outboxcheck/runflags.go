@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/gate"
@@ -43,6 +45,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
 	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
+	process := fs.String("process", "", "a subject in any language, through the process contract (docs/process.md): its command and arguments, split on spaces, run directly (no shell); each process gets its role as a last argument; implies --loop")
 	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
@@ -68,12 +71,28 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	c := &gate.RunConfig{Subject: *subject, Budget: budget, Faults: !*noFaults, URL: *url, TimeLimit: *timeLimit,
 		Verbose: *verbose, Args: args, Shard: *shard, Parallel: *parallel, OnCheck: testHookCheck}
 	var needs bool
+	if *process != "" {
+		if set["subject"] {
+			return nil, false, usageErrorf("--subject and --process exclude each other")
+		}
+		if c.Process = strings.Fields(*process); len(c.Process) == 0 {
+			return nil, false, usageErrorf("--process needs a command")
+		}
+		if _, err := exec.LookPath(c.Process[0]); err != nil {
+			return nil, false, usageErrorf("--process: %v", err)
+		}
+		if c.ProcessDir, err = os.Getwd(); err != nil {
+			return nil, false, usageErrorf("--process: %v", err)
+		}
+		c.Subject = "process: " + *process
+		*loop = true
+	}
 	switch {
 	case *loop:
 		if *sqlQueries != "" || *shard != "" {
 			return nil, false, usageErrorf("--loop runs alone: not with --sql-queries or --shard")
 		}
-		if !gate.IsLoopSubject(*subject) {
+		if c.Process == nil && !gate.IsLoopSubject(*subject) {
 			return nil, false, usageErrorf("--loop runs %s, not %q", gate.LoopNames(), *subject)
 		}
 		c.Loop = true
