@@ -1,4 +1,4 @@
-// Package proccheck is the process contract (docs/process.md): a subject
+// Package proccheck is the process contract (docs/process-subjects.md): a subject
 // in any language, run as child processes that speak JSON lines on stdin
 // and stdout, checked through the loop contract's judge, nemesis,
 // shrinker and reports.

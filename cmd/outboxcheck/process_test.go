@@ -19,7 +19,7 @@ func TestProcessSubject(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	code, out, stderr := cliErr(t, "run", "--process", "python3 ../../proccheck/testdata/broken.py exit-at-start", "--checks", "2", "--report-dir", "")
+	code, out, stderr := cliErr(t, "run", "--process", "python3 ../../proccheck/testdata/broken.py exit-at-start", "--checks", "2", "--parallel", "1", "--report-dir", "")
 	if code != exitSubject || !strings.Contains(stderr, "subject's operator process: exited before its hello: exit status 3") ||
 		!strings.Contains(stderr, "cannot connect: no such database") || !strings.Contains(out, "through the process contract") {
 		t.Errorf("a subject that exits at start: exit %d\n%s%s", code, out, stderr)

@@ -45,7 +45,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
 	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
-	process := fs.String("process", "", "a subject in any language, through the process contract (docs/process.md): its command and arguments, split on spaces, run directly (no shell); each process gets its role as a last argument; implies --loop")
+	process := fs.String("process", "", "a subject in any language, through the process contract (docs/process-subjects.md): its command and arguments, split on spaces, run directly (no shell); each process gets its role as a last argument; implies --loop")
 	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err
@@ -65,7 +65,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	if set["parallel"] && (*parallel < 1 || *parallel > 64) {
 		return nil, false, usageErrorf("--parallel takes 1 to 64 schedules at once, got %d", *parallel)
 	}
-	if set["parallel"] && !*loop {
+	if set["parallel"] && !*loop && *process == "" {
 		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
 	}
 	c := &gate.RunConfig{Subject: *subject, Budget: budget, Faults: !*noFaults, URL: *url, TimeLimit: *timeLimit,
