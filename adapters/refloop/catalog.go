@@ -44,3 +44,13 @@ var Mutants = []Mutant{
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},
 }
+
+// ByName is the loop mutant called name.
+func ByName(name string) (Mutant, bool) {
+	for _, m := range Mutants {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mutant{}, false
+}

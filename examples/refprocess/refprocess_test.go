@@ -1,0 +1,66 @@
+package main_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
+	"github.com/outboxcheck/outboxcheck/proccheck"
+)
+
+func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
+
+// The reference relay and three of its loop mutants get the same verdicts
+// in process and as processes, on the same seeds: the reference passes,
+// each mutant is killed by its own property. (The schedules differ: a
+// process can be frozen, so its schedules also draw freezes.)
+func TestSameVerdictsInProcessAndAsProcesses(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "refprocess")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		mutant string
+		checks int
+	}{{"", 20}, {"delete-dead", 100}, {"never-dead", 100}, {"naive-utc-due", 100}} {
+		m := refloop.Mutant{Name: "reference", New: refloop.New}
+		if c.mutant != "" {
+			m, _ = refloop.ByName(c.mutant)
+		}
+		for seed := uint64(1); seed <= 2; seed++ {
+			argv := []string{bin}
+			if c.mutant != "" {
+				argv = append(argv, "-mutant", c.mutant)
+			}
+			in := verdict(t, m, m.New, seed, c.checks)
+			out := verdict(t, m, proccheck.New(proccheck.Command{Argv: argv}), seed, c.checks)
+			t.Logf("%s, seed %d: in process %s; as processes %s", m.Name, seed, in, out)
+			if in != out {
+				t.Errorf("%s, seed %d: in process %s, as processes %s", m.Name, seed, in, out)
+			}
+		}
+	}
+}
+
+// verdict is "passed" or "killed by its property", or what else came.
+func verdict(t *testing.T, m refloop.Mutant, newSubject loopcheck.NewSubject, seed uint64, checks int) string {
+	t.Helper()
+	restore := harness.Budget{Checks: checks, Seed: seed, ShrinkTime: time.Nanosecond}.Apply()
+	defer restore()
+	rec := harness.NewRecorder(t.Name(), nil)
+	res := loopcheck.Run(rec, newSubject, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery,
+		MaxAttempts: m.MaxAttempts, Parallel: 2})
+	switch f := res.Failure; {
+	case f == nil:
+		return "passed"
+	case m.New != nil && m.Kills != "" && m.KilledBy(f.Property):
+		return "killed by its property"
+	default:
+		return "failed: " + res.Story()
+	}
+}
