@@ -33,6 +33,7 @@ type RunConfig struct {
 	// its arguments (proccheck.Command), run in ProcessDir (absolute).
 	Process    []string
 	ProcessDir string
+	Recovery   time.Duration // Process: its declared recovery; 0 the loop contract's default
 
 	// OnCheck, if set, sees every check (or schedule) as it ends, shrinking
 	// runs among them.
