@@ -37,7 +37,8 @@ func TestBrokenProtocolIsTheSubjectsError(t *testing.T) {
 		{"old-version", "the operator process", []string{"speaks outboxcheck/0, not outboxcheck/1"}},
 		{"garbage-relay", "the relay process", []string{"not a publish", `"publishing event 42"`}},
 		{"wrong-id", "the operator process", []string{"a reply to no request"}},
-		{"unknown-field", "the operator process", []string{`unknown field "effect"`}},
+		{"unknown-field", "the operator process", []string{"not a reply of the protocol", `unknown field "effect"`}},
+		{"misspelt-capability", "the operator process", []string{`the capability "dead-letter"`}},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			url := pgscratch.NewDatabase(t).URL

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -39,6 +41,22 @@ func New(c Command) loopcheck.NewSubject {
 			return nil, err
 		}
 		s.op.c = op
+		if err := knownCapabilities(op); err != nil {
+			s.Close()
+			return nil, err
+		}
+		// The producer and the consumer start now too, not at their first
+		// call: a process's start is slow on a loaded machine.
+		for _, a := range []struct {
+			actor *actor
+			role  string
+			who   harness.Actor
+		}{{&s.prod, "producer", harness.Actor{Role: harness.Producer}}, {&s.cons, "consumer", harness.Actor{Role: harness.Consumer}}} {
+			if a.actor.c, err = s.spawn(ctx, a.role, a.who, nil); err != nil {
+				s.Close()
+				return nil, err
+			}
+		}
 		return s, nil
 	}
 }
@@ -106,6 +124,20 @@ func (s *subject) Lacks(iface any) bool {
 // through a publish (its hello lists "publishes-once").
 func (s *subject) PublishesOnce() bool { return s.has(s.op.c, "publishes-once") }
 
+// capabilities are those a hello may list.
+var capabilities = []string{"pending", "dead-letters", "failpoints", "publishes-once"}
+
+// knownCapabilities refuses a capability the protocol does not have: a
+// misspelt one must not read as absent.
+func knownCapabilities(c *child) error {
+	for _, name := range c.hello.Capabilities {
+		if !slices.Contains(capabilities, name) {
+			return c.broke(fmt.Sprintf("its hello lists the capability %q, which protocol %s does not have (it has %s)", name, Version, strings.Join(capabilities, ", ")), "")
+		}
+	}
+	return nil
+}
+
 func (s *subject) has(c *child, capability string) bool {
 	return c != nil && slices.Contains(c.hello.Capabilities, capability)
 }
@@ -118,11 +150,20 @@ func (s *subject) call(ctx context.Context, a *actor, role string, who harness.A
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.c == nil || !a.c.alive() {
-		c, err := s.spawn(ctx, role, who, nil)
+		// The process's start is not the call's: it gets its own time to
+		// say hello, and the call's deadline moves by what that took. A
+		// slow start on a loaded machine must not time every call out.
+		start := time.Now()
+		c, err := s.spawn(context.WithoutCancel(ctx), role, who, nil)
 		if err != nil {
 			return reply{}, err
 		}
 		a.c = c
+		if d, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), d.Add(time.Since(start)))
+			defer cancel()
+		}
 	}
 	c := a.c
 	req.ID = s.ids.Add(1)
@@ -146,7 +187,7 @@ func (c *child) exchange(ctx context.Context, req request, at func(string) error
 		}
 		var rep reply
 		if err := jsonStrict(line, &rep); err != nil {
-			return reply{}, c.broke("not a reply: "+err.Error(), string(line))
+			return reply{}, c.broke("a line that is not a reply of the protocol ("+err.Error()+")", string(line))
 		}
 		if rep.Failpoint != "" {
 			if at == nil {

@@ -25,7 +25,10 @@ if mode == "old-version":
 if mode == "silent":
     time.sleep(60)
 
-say({"hello": "outboxcheck/1", "role": role})
+if mode == "misspelt-capability" and role == "operator":
+    say({"hello": "outboxcheck/1", "role": role, "capabilities": ["pending", "dead-letter"]})
+else:
+    say({"hello": "outboxcheck/1", "role": role})
 if role == "relay" and mode == "garbage-relay":
     print("publishing event 42", flush=True)
     time.sleep(60)
