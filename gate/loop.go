@@ -51,7 +51,9 @@ func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	ls, ok := loopSubjects[c.Subject]
 	if c.Process != nil {
 		ls, ok = processSubject(c.Process, c.ProcessDir), true
-		ls.recovery = c.Recovery
+		if ls.recovery = c.Recovery; ls.recovery == 0 {
+			ls.recovery = proccheck.Recovery
+		}
 	}
 	if !ok {
 		return Usagef("--loop runs %s, not %q", LoopNames(), c.Subject)

@@ -26,6 +26,15 @@ type Command struct {
 	Env  []string // KEY=VALUE added to the harness's environment
 }
 
+// Recovery is a process subject's declared recovery unless it says
+// otherwise (loopcheck.Options.Recovery): the longest it may go without
+// progress once everything is healed. Longer than a Go subject's 3 s: its
+// relays start as processes again after every kill and at the drain, and
+// on a loaded machine (a CI runner) a start takes seconds. It costs a
+// passing run nothing: the judge stops waiting once everything is
+// delivered.
+const Recovery = 10 * time.Second
+
 // New is the loop contract's constructor for the subject c: it starts
 // the operator, which creates the subject's schema before its hello and
 // names the optional capabilities it has; the producer, consumer and

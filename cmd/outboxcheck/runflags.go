@@ -46,7 +46,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
 	process := fs.String("process", "", "a subject in any language, through the process contract (docs/process-subjects.md): its command and arguments, split on spaces, run directly (no shell); each process gets its role as a last argument; implies --loop")
-	recovery := fs.Duration("recovery", 0, "with --process: the subject's declared recovery, the longest it may go without progress once everything is healed before what is pending is late (default 3s; a subject in a slow-starting language on a loaded machine may need more)")
+	recovery := fs.Duration("recovery", 0, "with --process: the subject's declared recovery, the longest it may go without progress once everything is healed before what is pending is late (default 10s: its relays start as processes again after kills and at the drain, slowly on a loaded machine)")
 	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	if help, err := parse(fs, args); help || err != nil {
 		return nil, help, err

@@ -36,7 +36,7 @@ func node(t *testing.T, flags ...string) proccheck.Command {
 func TestNodeOutboxThroughTheProcessContract(t *testing.T) {
 	restore := harness.Budget{Checks: 10}.Apply()
 	defer restore()
-	loopcheck.Exercise(t, proccheck.New(node(t)), loopcheck.Options{Parallel: 2})
+	loopcheck.Exercise(t, proccheck.New(node(t)), loopcheck.Options{Parallel: 2, Recovery: proccheck.Recovery})
 }
 
 // Without its inbox, the consumer applies a redelivered message twice:
@@ -46,7 +46,7 @@ func TestNodeOutboxWithoutInboxIsCaught(t *testing.T) {
 	restore := harness.Budget{Checks: 50, Seed: 1, ShrinkTime: 30 * time.Second}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2})
+	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2, Recovery: proccheck.Recovery})
 	if res.Failure == nil || res.Failure.Property != "effect-at-most-once" {
 		t.Fatalf("the inbox-less consumer was not caught by effect-at-most-once: %s", res.Story())
 	}

@@ -37,7 +37,7 @@ func python(t *testing.T, flags ...string) proccheck.Command {
 func TestPythonOutboxThroughTheProcessContract(t *testing.T) {
 	restore := harness.Budget{Checks: 10}.Apply()
 	defer restore()
-	loopcheck.Exercise(t, proccheck.New(python(t)), loopcheck.Options{Parallel: 2})
+	loopcheck.Exercise(t, proccheck.New(python(t)), loopcheck.Options{Parallel: 2, Recovery: proccheck.Recovery})
 }
 
 // Without its inbox, the consumer applies a redelivered message twice:
@@ -47,7 +47,7 @@ func TestPythonOutboxWithoutInboxIsCaught(t *testing.T) {
 	restore := harness.Budget{Checks: 50, Seed: 1, ShrinkTime: 30 * time.Second}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2})
+	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2, Recovery: proccheck.Recovery})
 	if res.Failure == nil || res.Failure.Property != "effect-at-most-once" {
 		t.Fatalf("the inbox-less consumer was not caught by effect-at-most-once: %s", res.Story())
 	}
@@ -63,7 +63,7 @@ func TestPythonOutboxClaimingOnceIsCaughtByAFreeze(t *testing.T) {
 	restore := harness.Budget{Checks: 100, Seed: 1, ShrinkTime: 30 * time.Second}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2})
+	res := loopcheck.Run(rec, proccheck.New(cmd), loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Parallel: 2, Recovery: proccheck.Recovery})
 	if res.Failure == nil || res.Failure.Property != "publish-at-most-once" {
 		t.Fatalf("the lease trusted to publish once was not caught by publish-at-most-once: %s", res.Story())
 	}

@@ -37,8 +37,8 @@ func TestSameVerdictsInProcessAndAsProcesses(t *testing.T) {
 			if c.mutant != "" {
 				argv = append(argv, "-mutant", c.mutant)
 			}
-			in := verdict(t, m, m.New, seed, c.checks)
-			out := verdict(t, m, proccheck.New(proccheck.Command{Argv: argv}), seed, c.checks)
+			in := verdict(t, m, m.New, seed, c.checks, refloop.Recovery)
+			out := verdict(t, m, proccheck.New(proccheck.Command{Argv: argv}), seed, c.checks, proccheck.Recovery)
 			t.Logf("%s, seed %d: in process %s; as processes %s", m.Name, seed, in, out)
 			if in != out {
 				t.Errorf("%s, seed %d: in process %s, as processes %s", m.Name, seed, in, out)
@@ -48,12 +48,14 @@ func TestSameVerdictsInProcessAndAsProcesses(t *testing.T) {
 }
 
 // verdict is "passed" or "killed by its property", or what else came.
-func verdict(t *testing.T, m refloop.Mutant, newSubject loopcheck.NewSubject, seed uint64, checks int) string {
+// A process declares the longer recovery of one (proccheck.Recovery): its
+// relays start as processes again after kills and at the drain.
+func verdict(t *testing.T, m refloop.Mutant, newSubject loopcheck.NewSubject, seed uint64, checks int, recovery time.Duration) string {
 	t.Helper()
 	restore := harness.Budget{Checks: checks, Seed: seed, ShrinkTime: time.Nanosecond}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
-	res := loopcheck.Run(rec, newSubject, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery,
+	res := loopcheck.Run(rec, newSubject, loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: recovery,
 		MaxAttempts: m.MaxAttempts, Parallel: 2})
 	switch f := res.Failure; {
 	case f == nil:
