@@ -300,6 +300,23 @@ func (b *broker) publish(ctx context.Context, m harness.Message, relay string, d
 	}
 }
 
+// lateBy notes that relay's latest publish of event id, accepted, was
+// acknowledged late by its own clock: it was frozen for d between sending
+// it and the broker's taking it, and may have given up on it meanwhile
+// (ambiguous, as any late ack is).
+func (b *broker) lateBy(id, relay string, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.attempts) - 1; i >= 0; i-- {
+		if a := &b.attempts[i]; a.EventID == id && a.Relay == relay {
+			if a.Outcome == "accepted" {
+				a.Outcome, a.Late = "accepted-late", d
+			}
+			return
+		}
+	}
+}
+
 // gaveUp notes that relay's latest publish of event id ended before its
 // late acknowledgement came: the relay does not know it was accepted.
 func (b *broker) gaveUp(id, relay string) {
@@ -431,7 +448,8 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 		<-p.gone // its process died here: nothing returns until the harness has killed it
 		return ErrRelayKilled
 	}
-	if h := p.b.takeHold(dead); h != nil {
+	held := p.b.takeHold(dead)
+	if h := held; h != nil {
 		h.held <- heldPublish{relay: p.relay, index: p.index, msg: m}
 		select {
 		case <-h.release:
@@ -443,6 +461,9 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 		}
 	}
 	err := p.b.publish(ctx, m, p.relay, dead)
+	if h := held; h != nil && h.frozeFor > 0 && err == nil {
+		p.b.lateBy(m.ID, p.relay, h.frozeFor)
+	}
 	if dead && p.onDead != nil {
 		p.onDead(m)
 	}
@@ -475,6 +496,10 @@ type hold struct {
 	// instead (a strand's: it never reaches the broker).
 	dropped bool
 	once    sync.Once
+	// frozeFor, set before release is closed, is how long the relay that
+	// made the held publish was frozen (freeze): its ack comes that late
+	// by its own clock.
+	frozeFor time.Duration
 }
 
 // drop ends the held publish refused (ErrCutOff), once.

@@ -20,14 +20,17 @@ type Pauser interface {
 
 // freeze freezes the relay that makes the next publish, just before the
 // publish reaches the broker, for st.For (aimed around the lease), then
-// thaws it and lets the publish go on. Meanwhile its lease may run out
-// and another relay publish the event; the thawed one then publishes it
-// again on a claim no longer its own. That is no fault of a lease-based
-// outbox, which may publish twice; it is of one that declares its
-// claims exclude each other through a publish (OncePublisher), which
-// is why a freeze is not counted among the dispatcher faults that excuse
-// a second publish. It commits a payment of its own, as a strand does,
-// so that there is a publish to freeze.
+// thaws it and lets the publish go on. By the relay's clock its ack comes
+// as late as the freeze lasted, so the attempt is recorded accepted-late:
+// ambiguous, as the relay may have given up on it by its own deadline (a
+// dead letter of an event it also delivered is then no bug). Meanwhile
+// its lease may run out and another relay publish the event; the thawed
+// one then publishes it again on a claim no longer its own. That is no
+// fault of a lease-based outbox, which may publish twice; it is of one
+// that declares its claims exclude each other through a publish
+// (OncePublisher), which is why a freeze is not counted among the
+// dispatcher faults that excuse a second publish. It commits a payment of
+// its own, as a strand does, so that there is a publish to freeze.
 func (c *check) freeze(st Step) {
 	p, ok := capability[Pauser](c.subj)
 	if !ok {
@@ -59,6 +62,7 @@ func (c *check) freeze(st Step) {
 	if err := p.Resume(got.index); err != nil {
 		res += "; resume: " + err.Error()
 	}
+	h.frozeFor = time.Since(start) // its ack comes that late by the relay's clock: ambiguous
 	c.setResult(at, res)
 }
 
