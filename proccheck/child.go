@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,7 +68,9 @@ func (e *ProtocolError) Error() string {
 // spawn starts argv with role appended and env added, and waits for its
 // hello.
 func spawn(ctx context.Context, argv []string, dir string, env []string, role string) (*child, error) {
-	cmd := exec.Command(argv[0], append(argv[1:], role)...)
+	// A new slice: appending to argv[1:] would write into the Command's
+	// own array, shared by every process started from it, at once.
+	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), role)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	// Its own process group, so that a kill reaches what it started; and

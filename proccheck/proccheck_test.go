@@ -77,3 +77,24 @@ func TestSilentSubjectIsEnded(t *testing.T) {
 		t.Errorf("the silent subject outlived its deadline: %s", out)
 	}
 }
+
+// Processes started at once from one Command each get their own role:
+// none writes into the Command's arguments (a race, and a wrong role).
+func TestConcurrentStartsKeepTheCommand(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	argv := make([]string, 3, 8) // room to append into, as a caller's slice may have
+	copy(argv, []string{"python3", "testdata/broken.py", "echo"})
+	url := pgscratch.NewDatabase(t).URL
+	restore := harness.Budget{Checks: 2, Seed: 1}.Apply()
+	defer restore()
+	rec := harness.NewRecorder(t.Name(), nil)
+	loopcheck.Run(rec, proccheck.New(proccheck.Command{Argv: argv}), loopcheck.Options{DatabaseURL: url, Dispatchers: 4})
+	if strings.Join(argv, " ") != "python3 testdata/broken.py echo" || len(argv) != 3 {
+		t.Errorf("the command was changed: %q", argv)
+	}
+	if got := argv[:4][3]; got != "" {
+		t.Errorf("a role was written past the command's end: %q", got)
+	}
+}
