@@ -75,6 +75,10 @@ func ReadFile(path string) (File, error) {
 func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
 	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "slow-payment", "redeliver", "pause", "hold-tx", "wedge", "strand", "head-of-line", "crash-loop":
+	case "freeze":
+		if s.For <= 0 {
+			return fmt.Errorf("a freeze of %v", s.For)
+		}
 	case "crash-consumer":
 		if s.At != harness.BeforeCommit && s.At != harness.AfterCommit {
 			return fmt.Errorf("unknown failpoint %q", s.At)

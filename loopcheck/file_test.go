@@ -1,6 +1,7 @@
 package loopcheck
 
 import (
+	"slices"
 	"time"
 
 	"path/filepath"
@@ -23,15 +24,16 @@ func TestEveryDrawnStepKindReadsBack(t *testing.T) {
 			}
 		}
 	})
-	for _, k := range stepKinds {
+	kinds := append(slices.Clone(stepKinds), "freeze") // a Pauser's too
+	for _, k := range kinds {
 		if !seen[k] {
 			t.Errorf("step kind %q never drawn in 100 checks of 100 steps", k)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "schedule.json")
 	var s Schedule
-	for _, k := range stepKinds {
-		s = append(s, Step{Kind: k, Zone: "UTC", At: "before-commit", Fault: "sever"})
+	for _, k := range kinds {
+		s = append(s, Step{Kind: k, Zone: "UTC", At: "before-commit", Fault: "sever", For: time.Second})
 	}
 	s = append(s, Step{Kind: "timezone", Zone: "Asia/Tokyo"})
 	if err := WriteFile(path, File{Property: "no-loss", Schedule: s}); err != nil {
