@@ -147,9 +147,10 @@ func (sh *shrinker) first(cands []Schedule) int {
 			i := next
 			next++
 			inflight++
-			aborts[i] = make(chan struct{})
+			abort := make(chan struct{}) // the goroutine's own: aborts[i] is cleared once closed
+			aborts[i] = abort
 			go func() {
-				t := sh.tryOne(w, cands[i], aborts[i])
+				t := sh.tryOne(w, cands[i], abort)
 				t.i = i
 				results <- t
 			}()
