@@ -138,7 +138,11 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 			c.startRelay(i)
 		}
 	}
-	return c.quiesce()
+	judged, err := c.quiesce()
+	if ff := c.faulted(); ff != nil && err == nil {
+		return ff, nil // a broken protocol noted while judging outranks what was judged
+	}
+	return judged, err
 }
 
 // stepAndCheck runs a step and the checks made after every step.

@@ -46,7 +46,7 @@ func TestBrokenProtocolIsTheSubjectsError(t *testing.T) {
 			restore := harness.Budget{Checks: 3, Seed: 1}.Apply()
 			defer restore()
 			rec := harness.NewRecorder(t.Name(), nil)
-			res := loopcheck.Run(rec, proccheck.New(broken(t, c.mode)), loopcheck.Options{DatabaseURL: url})
+			res := loopcheck.Run(rec, proccheck.New(broken(t, c.mode)), loopcheck.Options{DatabaseURL: url, Recovery: proccheck.Recovery})
 			f := res.Failure
 			if f == nil || !f.SubjectError || f.Infrastructure || f.Property != "" || f.Operation != c.process {
 				t.Fatalf("want a subject error of %s, got %+v", c.process, f)
