@@ -26,6 +26,10 @@ import (
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 )
 
+// callTimeout bounds each request's database work, as the harness's own
+// deadline (which kills the process) would otherwise be the only one.
+const callTimeout = 5 * time.Second
+
 // Main runs the role named by the last argument and exits.
 func Main(newSubject loopcheck.NewSubject) {
 	role := os.Args[len(os.Args)-1]
@@ -204,6 +208,7 @@ func (s *server) operator(ctx context.Context) error {
 			return err
 		}
 		rep := reply{OK: true}
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		switch r.Op {
 		case "reset":
 			err = subj.Reset(ctx)
@@ -216,6 +221,7 @@ func (s *server) operator(ctx context.Context) error {
 		default:
 			err = fmt.Errorf("unknown op %q", r.Op)
 		}
+		cancel()
 		if err != nil {
 			rep = fail(err)
 		}
@@ -227,7 +233,7 @@ func (s *server) operator(ctx context.Context) error {
 // produce writes r's payments in one transaction and commits or rolls it
 // back; any error drops the connection.
 func (s *server) produce(ctx context.Context, r request) reply {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	err := func() error {
 		subj, err := s.subject(ctx)
@@ -266,6 +272,8 @@ func (s *server) produce(ctx context.Context, r request) reply {
 
 // handle delivers r's message, announcing failpoints if asked.
 func (s *server) handle(ctx context.Context, r request) reply {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	subj, err := s.subject(ctx)
 	if err != nil {
 		return fail(err)
