@@ -98,9 +98,8 @@ func (d *Database) Drop(ctx context.Context) error {
 	if err := checkOwned(ctx, conn, d.Name); err != nil {
 		return err
 	}
-	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{d.Name}.Sanitize()+" WITH (FORCE)")
-	if err != nil {
-		return fmt.Errorf("drop database %s: %w", d.Name, err)
+	if err := dropOwned(ctx, conn, d.Name); err != nil {
+		return err
 	}
 	d.cluster.mu.Lock()
 	delete(d.cluster.dbs, d)

@@ -37,14 +37,14 @@ func dockerReachable() bool {
 	return true
 }
 
-func startDocker(ctx context.Context, image string) (*Server, error) {
+func startDocker(ctx context.Context, image string, extra []string) (*Server, error) {
 	password := randomHex(16)
 	ctr, err := tcpostgres.Run(ctx, image,
 		tcpostgres.WithUsername("postgres"),
 		tcpostgres.WithPassword(password),
 		tcpostgres.WithDatabase("postgres"),
 		tcpostgres.BasicWaitStrategies(),
-		testcontainers.WithCmdArgs(fastSettings()...),
+		testcontainers.WithCmdArgs(append(fastSettings(), extra...)...),
 	)
 	if err != nil {
 		if ctr != nil {

@@ -102,10 +102,7 @@ func (c *Server) DropLeftover(ctx context.Context, l Leftover) error {
 	if err := checkOwned(ctx, conn, l.Name); err != nil {
 		return err
 	}
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{l.Name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop database %s: %w", l.Name, err)
-	}
-	return nil
+	return dropOwned(ctx, conn, l.Name)
 }
 
 // SweepLeftovers drops the tool's databases whose run is provably gone

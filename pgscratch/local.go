@@ -34,11 +34,13 @@ type localServer struct {
 	port     int
 	password string
 
+	extra []string // settings asked for: -c name=value...
+
 	proc *exec.Cmd
 	done chan struct{} // closed when proc has exited
 }
 
-func startLocal(ctx context.Context, bin binaries) (*Server, error) {
+func startLocal(ctx context.Context, bin binaries, extra []string) (*Server, error) {
 	as, err := serverUser()
 	if err != nil {
 		return nil, err
@@ -47,7 +49,7 @@ func startLocal(ctx context.Context, bin binaries) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &localServer{bin: bin, as: as, password: randomHex(16)}
+	s := &localServer{bin: bin, as: as, password: randomHex(16), extra: extra}
 	if err := s.prepare(tmpl); err != nil {
 		s.removeFiles()
 		return nil, err
@@ -133,7 +135,7 @@ func (s *localServer) launch(ctx context.Context) error {
 		"-c", "unix_socket_directories=" + s.sockDir(),
 		"-c", "logging_collector=off",
 	}
-	args = append(args, fastSettings()...)
+	args = append(append(args, fastSettings()...), s.extra...)
 	cmd := s.as.command(s.root, s.bin.postgres, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	done, err := pinned.Start(cmd)

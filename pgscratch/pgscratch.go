@@ -28,6 +28,7 @@ import (
 )
 
 var shared struct {
+	opts   Options
 	once   sync.Once
 	server *Server
 	err    error
@@ -35,7 +36,13 @@ var shared struct {
 
 // Main runs the tests, then stops the test binary's shared server (see
 // Shared). Call it from TestMain.
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainWith(m, Options{}) }
+
+// MainWith is Main with the shared server started with opts: e.g.
+// Options{Settings: []string{"wal_level=logical"}} for a relay that reads
+// the write-ahead log.
+func MainWith(m *testing.M, opts Options) {
+	shared.opts = opts
 	code := m.Run()
 	if shared.server != nil {
 		if err := shared.server.Close(); err != nil {
@@ -52,7 +59,7 @@ func Shared(tb testing.TB) *Server {
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		shared.server, shared.err = Start(ctx, Options{})
+		shared.server, shared.err = Start(ctx, shared.opts)
 	})
 	if shared.err != nil {
 		tb.Fatalf("infrastructure: %v", shared.err)

@@ -52,6 +52,11 @@ type Options struct {
 	// first). Otherwise the cluster is closed at the first such signal,
 	// which is then raised again.
 	OwnSignals bool
+	// Settings are server settings the run needs, "name=value" (e.g.
+	// wal_level=logical, for a relay that reads the write-ahead log): a
+	// server the harness starts runs with them; one given by URL must
+	// already (ErrSettings otherwise).
+	Settings []string
 }
 
 // Server is a PostgreSQL server the run may create databases on.
@@ -73,30 +78,35 @@ type Server struct {
 
 // Start finds or starts a server in the order docs/prerequisites.md gives.
 func Start(ctx context.Context, opts Options) (*Server, error) {
+	extra, err := settingArgs(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
 	url := opts.DatabaseURL
 	if url == "" {
 		url = os.Getenv(EnvDatabaseURL)
 	}
-	var (
-		c   *Server
-		err error
-	)
+	var c *Server
 	switch {
 	case url != "":
 		c, err = startURL(ctx, url)
 	case !opts.NoDocker && dockerReachable():
-		c, err = startDocker(ctx, imageFor(opts))
+		c, err = startDocker(ctx, imageFor(opts), extra)
 	default:
 		bin, ferr := findBinaries()
 		if ferr != nil {
 			return nil, ErrNoPostgres
 		}
-		c, err = startLocal(ctx, bin)
+		c, err = startLocal(ctx, bin, extra)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if err := c.readVersion(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.checkSettings(ctx, opts.Settings); err != nil {
 		c.Close()
 		return nil, err
 	}
