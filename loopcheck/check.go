@@ -111,8 +111,10 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 		defer c.histMu.Unlock()
 		r.story = harness.History{Entries: append([]harness.Entry(nil), c.hist.Entries...)}
 	}()
-	for i := range r.opts.Dispatchers {
-		c.startRelay(i)
+	if !s.cold() {
+		for i := range r.opts.Dispatchers {
+			c.startRelay(i)
+		}
 	}
 	c.startConsumer()
 	for i, st := range s {
@@ -306,6 +308,8 @@ func (c *check) step(st Step) {
 		c.failed = c.crashLoop()
 	case "freeze":
 		c.freeze(st)
+	case "cold":
+		c.coldStep()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

@@ -35,7 +35,7 @@ func TestEveryDrawnStepKindReadsBack(t *testing.T) {
 	for _, k := range kinds {
 		s = append(s, Step{Kind: k, Zone: "UTC", At: "before-commit", Fault: "sever", For: time.Second})
 	}
-	s = append(s, Step{Kind: "timezone", Zone: "Asia/Tokyo"})
+	s = append(s, Step{Kind: "timezone", Zone: "Asia/Tokyo"}, Step{Kind: "cold"}) // and the shrinker's own
 	if err := WriteFile(path, File{Property: "no-loss", Schedule: s}); err != nil {
 		t.Fatal(err)
 	}

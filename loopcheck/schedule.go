@@ -69,6 +69,8 @@ func (s Step) String() string {
 		return s.Kind + " " + s.For.String()
 	case "timezone":
 		return "timezone " + s.Zone
+	case "cold":
+		return "cold: the relays start at their restart steps, or at the drain"
 	case "broker-slow":
 		return fmt.Sprintf("broker-slow %v, acks %s late, %d payments into it in one transaction", s.For, aimText(s.Delay, s.Aim), s.N)
 	case "slow-payment":

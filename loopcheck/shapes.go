@@ -10,6 +10,9 @@ import (
 // a failure which needs only them becomes a story that replays every
 // time:
 //
+//   - cold start: the relays down from the schedule's start, a commit, and
+//     the drain starts them (cold.go: a relay that reads only what comes
+//     after its own first start); tried for a no-loss failure;
 //   - down while committed: let the relays settle, stop every relay, commit,
 //     restart them (a relay that skips what was committed while it was
 //     down, or loses what it held when it died); tried when the failing
@@ -31,7 +34,11 @@ import (
 //     publishes it, which would hide the loss by luck; the drain
 //     restarts them all), then with all of them.
 func (sh *shrinker) shapes() []Schedule {
-	out := sh.slowBatches()
+	var out []Schedule
+	if sh.property == "no-loss" && !sh.best.cold() {
+		out = append(out, sh.coldStart())
+	}
+	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
 		return out
 	}
@@ -216,7 +223,7 @@ func outlast(s Schedule) Schedule {
 func (sh *shrinker) settleFirst(s Schedule) Schedule {
 	for i, st := range s {
 		switch st.Kind {
-		case "commit", "rollback", "timezone":
+		case "commit", "rollback", "timezone", "cold":
 			continue
 		case "pause":
 			if st.Settle {

@@ -24,9 +24,8 @@ import (
 //     Hildebrandt 2002), halving the chunk until single steps, and makes
 //     each remaining step simpler (simplify), while either helps;
 //   - it runs as many candidates at once as it has workers (the pool's
-//     runners), and takes the first to fail: the others are abandoned;
-//   - it runs as many candidates at once as it has workers (the pool's
-//     runners), and takes the first to fail: the others are abandoned;
+//     runners), and takes the first in its list to fail: those after it
+//     are abandoned, those before it waited for;
 //   - it stops at the shrink deadline, a run in progress included (the
 //     runner abandons it), and keeps the last schedule that failed.
 //

@@ -154,6 +154,10 @@ func (r *runner) summarize(sum *harness.Summary) {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "freeze" })
 		sum.NotApplicable["freeze"] = "the subject's relays cannot be frozen (Pauser: a subject in processes, proccheck): freezes are not drawn"
 	}
+	if !slices.ContainsFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "cold" && f.Injected > 0 }) {
+		// a shrinking shape, never drawn: no row unless one ran
+		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "cold" })
+	}
 	for kind, why := range map[string]string{"crash-consumer": sum.NotApplicable["consumer crashes"], "crash-loop": sum.NotApplicable["crash-loop"]} {
 		for i, f := range sum.Nemesis {
 			if f.Kind == kind && why != "" {
