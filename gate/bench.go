@@ -46,7 +46,7 @@ func Bench(c BenchConfig, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ses, err := openSession(c.URL, stderr, false)
+	ses, err := openSession(c.URL, stderr, false, loopSettings(!c.NoLoop, loopOnly))
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func Clean(url string, dry, all bool, stdout, stderr io.Writer) error {
 	if url == "" && os.Getenv(pgscratch.EnvDatabaseURL) == "" {
 		return Usagef("clean needs --database-url or %s: a server the tool starts itself holds nothing to clean", pgscratch.EnvDatabaseURL)
 	}
-	ses, err := openSession(url, stderr, false)
+	ses, err := openSession(url, stderr, false, nil)
 	if err != nil {
 		return err
 	}

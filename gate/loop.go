@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/proccheck"
@@ -20,17 +20,19 @@ type loopSubject struct {
 	new         loopcheck.NewSubject
 	recovery    time.Duration // its declared recovery time; 0: the default
 	maxAttempts int           // 0: the default
+	settings    []string      // the server settings it needs
 }
 
-// loopSubjects are the subjects the CLI can run through the loop contract:
-// the reference relay, its slow-but-correct control, and the loop mutants.
+// loopSubjects are the subjects the CLI can run through the loop contract
+// (loopsubjects): the reference relay, its slow-but-correct control, the
+// CDC relay, and the loop mutants.
 var loopSubjects = func() map[string]loopSubject {
-	m := map[string]loopSubject{
-		"reference":   {new: refloop.New, recovery: refloop.Recovery},
-		"slow-rescan": {new: refloop.SlowRescan, recovery: refloop.SlowRescanRecovery},
+	m := map[string]loopSubject{}
+	for _, s := range loopsubjects.Passing {
+		m[s.Name] = loopSubject{new: s.New, recovery: s.Recovery, settings: s.Settings}
 	}
-	for _, mu := range refloop.Mutants {
-		m[mu.Name] = loopSubject{new: mu.New, recovery: refloop.Recovery, maxAttempts: mu.MaxAttempts}
+	for _, mu := range loopsubjects.Mutants {
+		m[mu.Name] = loopSubject{new: mu.New, recovery: mu.RecoveryTime(), maxAttempts: mu.MaxAttempts, settings: mu.Settings}
 	}
 	return m
 }()
@@ -122,7 +124,11 @@ func IsLoopSubject(name string) bool { _, ok := loopSubjects[name]; return ok }
 
 // LoopNames lists the loop contract's subjects.
 func LoopNames() string {
-	return strings.Join(append([]string{"reference", "slow-rescan"}, loopMutantNames()...), ", ")
+	var names []string
+	for _, s := range loopsubjects.Passing {
+		names = append(names, s.Name)
+	}
+	return strings.Join(append(names, loopMutantNames()...), ", ")
 }
 
 // replayLoop replays a loop run's saved schedule n times and says how

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
@@ -22,7 +23,7 @@ func ListMutants(stdout io.Writer) error {
 	for _, m := range mutants.All {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Kills, needs(m), m.Bug)
 	}
-	for _, m := range refloop.Mutants {
+	for _, m := range loopsubjects.Mutants {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Kills, "loop contract", m.Bug)
 	}
 	return w.Flush()
@@ -53,7 +54,7 @@ func Matrix(c MatrixConfig, stdout, stderr io.Writer) error {
 		ms = []mutants.Mutant{} // loop mutants only
 	}
 
-	ses, err := openSession(c.URL, stderr, false)
+	ses, err := openSession(c.URL, stderr, false, loopSettings(!c.NoLoop && (c.Only == "" || loopOnly != nil), loopOnly))
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func needs(m mutants.Mutant) string {
 }
 
 // splitOnly parts --only's names into the step contract's and the loop
-// contract's (refloop.Mutants); loop is nil when --only names none.
+// contract's (loopsubjects.Mutants); loop is nil when --only names none.
 func splitOnly(only string) (step string, loop []string) {
 	if only == "" {
 		return "", nil
@@ -119,11 +120,24 @@ func splitOnly(only string) (step string, loop []string) {
 	var steps []string
 	for _, name := range strings.Split(only, ",") {
 		name = strings.TrimSpace(name)
-		if slices.ContainsFunc(refloop.Mutants, func(m refloop.Mutant) bool { return m.Name == name }) {
+		if slices.ContainsFunc(loopsubjects.Mutants, func(m refloop.Mutant) bool { return m.Name == name }) {
 			loop = append(loop, name)
 		} else {
 			steps = append(steps, name)
 		}
 	}
 	return strings.Join(steps, ","), loop
+}
+
+// loopSettings are the server settings the loop rows need: those of the
+// loop mutants named (all of them when none is), or none when no loop
+// row runs.
+func loopSettings(loop bool, names []string) []string {
+	if !loop {
+		return nil
+	}
+	if names == nil {
+		names = loopsubjects.Names()
+	}
+	return loopsubjects.Settings(names...)
 }

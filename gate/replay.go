@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/adapters/sqlfile"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/reports"
@@ -44,7 +45,7 @@ func Replay(dir string, times int, url string, stdout, stderr io.Writer) error {
 		if times < 1 {
 			return Usagef("replay: --times must be at least 1, got %d", times)
 		}
-		ses, err := openSession(url, stderr, false)
+		ses, err := openSession(url, stderr, false, loopsubjects.Settings(rep.Subject))
 		if err != nil {
 			return err
 		}
@@ -60,7 +61,7 @@ func Replay(dir string, times int, url string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return Usagef("replay: %v", err)
 	}
-	ses, err := openSession(url, stderr, false)
+	ses, err := openSession(url, stderr, false, nil)
 	if err != nil {
 		return err
 	}

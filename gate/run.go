@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,10 @@ type RunConfig struct {
 	Process    []string
 	ProcessDir string
 	Recovery   time.Duration // Process: its declared recovery; 0 the loop contract's default
+	// Settings are server settings the run needs ("name=value"), besides
+	// those the loop subject declares: a server the harness starts runs
+	// with them, one given by URL must already.
+	Settings []string
 
 	// OnCheck, if set, sees every check (or schedule) as it ends, shrinking
 	// runs among them.
@@ -52,7 +57,7 @@ const NoShrinking = time.Nanosecond
 // Run runs c: a session on PostgreSQL, the subject through its contract,
 // the reports; the error carries the exit code (nil: every property held).
 func Run(c *RunConfig, stdout, stderr io.Writer) error {
-	ses, err := openSession(c.URL, stderr, true)
+	ses, err := openSession(c.URL, stderr, true, c.serverSettings())
 	if err != nil {
 		return err
 	}
@@ -147,4 +152,18 @@ func shardText(s string) string {
 		return ""
 	}
 	return " (shard " + s + ")"
+}
+
+// serverSettings are what c's server must run with: the settings asked
+// for, and those the loop subject needs.
+func (c *RunConfig) serverSettings() []string {
+	out := slices.Clone(c.Settings)
+	if ls, ok := loopSubjects[c.Subject]; ok && c.Loop && c.Process == nil {
+		for _, s := range ls.settings {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

@@ -26,7 +26,7 @@ type session struct {
 // exit 3.
 // A graceful session stops its run at the first interrupt (see
 // interrupts); any other ends at once, cleaning up.
-func openSession(url string, stderr io.Writer, graceful bool) (*session, error) {
+func openSession(url string, stderr io.Writer, graceful bool, settings []string) (*session, error) {
 	intr := watchInterrupts(stderr, graceful)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -37,12 +37,12 @@ func openSession(url string, stderr io.Writer, graceful bool) (*session, error) 
 		case <-sctx.Done():
 		}
 	}()
-	c, err := pgscratch.Start(sctx, pgscratch.Options{DatabaseURL: url, OwnSignals: true})
+	c, err := pgscratch.Start(sctx, pgscratch.Options{DatabaseURL: url, OwnSignals: true, Settings: settings})
 	switch {
 	case err != nil && intr.signal() != nil:
 		intr.stop()
 		return nil, intr.err()
-	case errors.Is(err, pgscratch.ErrBadURL):
+	case errors.Is(err, pgscratch.ErrBadURL), errors.Is(err, pgscratch.ErrSettings):
 		intr.stop()
 		return nil, &Error{Code: ExitUsage, Err: err}
 	case err != nil:

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/adapters/reference"
-	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/stepcheck"
 )
@@ -52,7 +52,7 @@ func MutantList(only string) ([]mutants.Mutant, error) {
 // loopMutantNames are the loop contract's mutants, in their list's order.
 func loopMutantNames() []string {
 	var names []string
-	for _, m := range refloop.Mutants {
+	for _, m := range loopsubjects.Mutants {
 		names = append(names, m.Name)
 	}
 	return names

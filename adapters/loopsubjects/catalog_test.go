@@ -1,11 +1,11 @@
-package refloop_test
+package loopsubjects_test
 
 import (
 	"os"
 	"regexp"
 	"testing"
 
-	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 )
 
 // loopProperties are the properties a loop mutant may be killed by.
@@ -13,7 +13,7 @@ var loopProperties = map[string]bool{"no-loss": true, "timely-delivery": true, "
 	"effect-at-most-once": true, "effect-exactly-once": true, "dead-letter": true, "dead-exclusive": true,
 	"backoff": true, "relay-isolation": true, "relay-liveness": true, "takeover": true, "head-of-line": true, "crash-loop": true, "publish-at-most-once": true}
 
-// Every loop mutant has a unique name, a bug, a constructor and a
+// Every loop mutant (the reference relay's and the CDC relay's) has a unique name, a bug, a constructor and a
 // property of the loop contract, and is in docs/properties.md's table with it.
 func TestCatalog(t *testing.T) {
 	readme, err := os.ReadFile("../../docs/properties.md")
@@ -21,7 +21,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, m := range refloop.Mutants {
+	for _, m := range loopsubjects.Mutants {
 		if seen[m.Name] {
 			t.Errorf("%s: listed twice", m.Name)
 		}

@@ -2,6 +2,7 @@ package refloop
 
 import (
 	"slices"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 )
@@ -21,6 +22,23 @@ type Mutant struct {
 	// MaxAttempts, if set, is the loop Options' MaxAttempts it runs with:
 	// a short one, so that schedules reach DEAD.
 	MaxAttempts int
+	// Recovery, if set, is the recovery time it declares; else the
+	// reference loop's (Recovery).
+	Recovery time.Duration
+	// Settings are the server settings it needs (a relay that reads the
+	// write-ahead log: wal_level=logical).
+	Settings []string
+	// ShrinkTime, if set, is the least shrink time the kill matrix gives
+	// it: its shortest story runs longer than the matrix's default.
+	ShrinkTime time.Duration
+}
+
+// RecoveryTime is the recovery time m declares.
+func (m Mutant) RecoveryTime() time.Duration {
+	if m.Recovery > 0 {
+		return m.Recovery
+	}
+	return Recovery
 }
 
 // KilledBy reports whether property p names m's bug.
@@ -34,7 +52,7 @@ var Mutants = []Mutant{
 	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a failed event is retried at once, with no backoff, for ever, never dead", Kills: "backoff", New: AttemptsRolledBack, MaxAttempts: 3},
 	{Name: "never-dead", Bug: "the failure update never writes DEAD: a poison event is retried, with its backoff, for ever", Kills: "dead-letter", New: NeverDead, MaxAttempts: 3},
 	{Name: "batch-ack", Bug: "(b) stops a batch at a message whose ack timed out, then marks the whole batch published, unsent rows too", Kills: "no-loss", New: BatchAck},
-	{Name: "batch-ack-long", Bug: "(b) batch-ack with a library's usual 30 s ack deadline: only a broker slower than that shows it", Kills: "no-loss", New: BatchAckLong},
+	{Name: "batch-ack-long", Bug: "(b) batch-ack with a library's usual 30 s ack deadline: only a broker slower than that shows it", Kills: "no-loss", New: BatchAckLong, ShrinkTime: time.Minute},
 	{Name: "lock-wait", Bug: "(d) locks its batch FOR UPDATE without SKIP LOCKED and publishes inside the lock, no deadlines: one relay cut off blocks all", Kills: "relay-isolation", New: LockWait},
 	{Name: "head-of-line", Bug: "delivers in commit order and counts a DEAD event as still at the head: after the first dead letter nothing is delivered", Kills: "head-of-line", Also: []string{"timely-delivery"}, New: HeadOfLine, MaxAttempts: 3},
 	{Name: "close-acks-unsent", Bug: "its own stop (a Close) marks the batch in progress published, the events it never sent among them", Kills: "no-loss", New: CloseAcksUnsent},

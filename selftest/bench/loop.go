@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
@@ -44,7 +45,7 @@ var loopSoak = loopcheck.Schedule{
 
 func (c Config) loopKills(ctx context.Context) ([]LoopKill, error) {
 	var out []LoopKill
-	for _, m := range refloop.Mutants {
+	for _, m := range loopsubjects.Mutants {
 		if c.LoopMutants != nil && !slices.Contains(c.LoopMutants, m.Name) {
 			continue
 		}
@@ -70,7 +71,7 @@ func (c Config) loopKill(ctx context.Context, m refloop.Mutant) (LoopKill, error
 		t := time.AfterFunc(c.Budget, func() { close(stop) })
 		restore := harness.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
 		res := loopcheck.Run(harness.NewRecorder("bench/loop/"+m.Name, nil), m.New,
-			loopcheck.Options{DatabaseURL: db.URL, Recovery: refloop.Recovery, MaxAttempts: m.MaxAttempts, Interrupt: stop})
+			loopcheck.Options{DatabaseURL: db.URL, Recovery: m.RecoveryTime(), MaxAttempts: m.MaxAttempts, Interrupt: stop})
 		restore()
 		t.Stop()
 		db.Drop(context.WithoutCancel(ctx))
@@ -95,7 +96,7 @@ func (c Config) soakLoop(ctx context.Context, k *LoopKill) error {
 		return err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	opts := loopcheck.Options{DatabaseURL: db.URL, Recovery: refloop.Recovery, MaxAttempts: k.Mutant.MaxAttempts}
+	opts := loopcheck.Options{DatabaseURL: db.URL, Recovery: k.Mutant.RecoveryTime(), MaxAttempts: k.Mutant.MaxAttempts}
 	start := time.Now()
 	for time.Since(start) < c.Budget {
 		k.SoakRounds++

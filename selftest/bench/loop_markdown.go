@@ -15,7 +15,7 @@ func (r *Report) LoopMarkdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	p(LoopHeading)
 	p("")
-	p("Measured %s, in %v. Harness: `loopcheck.Run` on each loop mutant (`refloop.Mutants`), seeds 1..%d, no shrinking, %v per seed; the time and schedules until the first failure, which must be the mutant's own property. Real time: the same seed does not replay exactly.",
+	p("Measured %s, in %v. Harness: `loopcheck.Run` on each loop mutant (`loopsubjects.Mutants`), seeds 1..%d, no shrinking, %v per seed; the time and schedules until the first failure, which must be the mutant's own property. Real time: the same seed does not replay exactly.",
 		r.Started.UTC().Format("2006-01-02"), r.Took.Round(time.Second), r.Seeds, r.Budget)
 	p("")
 	p("Loop soak: the chaos test teams write for a relay loop today, `bench.loopSoak`: a fixed rotation of commits, a dispatcher partition, a relay kill and restart, a broker outage and a consumer reset, in UTC, on a prompt broker that refuses no event for good; then heal, drain and judge the end state with the same judge. Replayed over and over for %v.", r.Budget)

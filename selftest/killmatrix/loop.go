@@ -5,14 +5,16 @@ import (
 	"slices"
 	"time"
 
-	"github.com/outboxcheck/outboxcheck/adapters/refloop"
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 )
 
 // LoopBudget is what a loop row may spend: schedules run on real time, so
 // fewer of them than the step contract's checks. Zero fields: 60
-// schedules for the reference, 200 for a mutant, 20 s of shrinking, the
+// schedules for a passing subject, 200 for a mutant, 20 s of shrinking
+// (or a mutant's own ShrinkTime, if longer: its shortest story runs
+// longer than that), the
 // shrunk schedule confirmed loopcheck's default 5 times; the seed is the
 // step rows'. A killed mutant stops at its first failure, so
 // a mutant's larger budget costs nothing when the matrix is green; it
@@ -26,11 +28,12 @@ type LoopBudget struct {
 
 // loopRow is one loop-contract row to run.
 type loopRow struct {
-	name string
-	want string
-	also []string
-	new  loopcheck.NewSubject
-	opts loopcheck.Options
+	name   string
+	want   string
+	also   []string
+	new    loopcheck.NewSubject
+	opts   loopcheck.Options
+	shrink time.Duration // at least this much shrinking, if set
 }
 
 func (c Config) loopRows() []loopRow {
@@ -39,14 +42,18 @@ func (c Config) loopRows() []loopRow {
 	}
 	var out []loopRow
 	if c.Reference || c.LoopMutants == nil {
-		out = append(out, loopRow{name: "loop:reference", new: refloop.New, opts: loopcheck.Options{Recovery: refloop.Recovery}})
+		for _, s := range loopsubjects.Passing {
+			if s.Name != "slow-rescan" { // correct but slow: a schedule waits out its 30 s cadence
+				out = append(out, loopRow{name: "loop:" + s.Name, new: s.New, opts: loopcheck.Options{Recovery: s.Recovery}})
+			}
+		}
 	}
-	for _, m := range refloop.Mutants {
+	for _, m := range loopsubjects.Mutants {
 		if c.LoopMutants != nil && !slices.Contains(c.LoopMutants, m.Name) {
 			continue
 		}
-		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, also: m.Also, new: m.New,
-			opts: loopcheck.Options{Recovery: refloop.Recovery, MaxAttempts: m.MaxAttempts}})
+		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, also: m.Also, new: m.New, shrink: m.ShrinkTime,
+			opts: loopcheck.Options{Recovery: m.RecoveryTime(), MaxAttempts: m.MaxAttempts}})
 	}
 	return out
 }
@@ -69,6 +76,7 @@ func (c Config) runLoop(ctx context.Context, l loopRow) (Row, error) {
 	if b.ShrinkTime == 0 {
 		b.ShrinkTime = 20 * time.Second
 	}
+	b.ShrinkTime = max(b.ShrinkTime, l.shrink)
 	restore := b.Apply()
 	defer restore()
 	l.opts.DatabaseURL, l.opts.Confirm = db.URL, c.LoopBudget.Confirm

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
@@ -20,11 +21,16 @@ import (
 // bar is 9 of 10.
 var confirm = flag.Int("confirm", 5, "how many times each loop row's shrunk schedule runs again")
 
-func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
+// The shared server runs with what every loop row needs (the CDC
+// relay reads the write-ahead log).
+func TestMain(m *testing.M) {
+	harness.NoFailFilesUnlessAsked()
+	pgscratch.MainWith(m, pgscratch.Options{Settings: loopsubjects.Settings(loopsubjects.Names()...)})
+}
 
 // TestLoopKillMatrix: every loop mutant is killed by the property that
 // names its bug (or one its catalog lists as just as true), and the
-// reference relay passes 60 schedules. Seed 1 unless -rapid.seed says
+// reference relay and the CDC relay pass 60 schedules each. Seed 1 unless -rapid.seed says
 // otherwise. Loop counterexamples get 20 s of the loop shrinker each
 // (several candidates at once, each tried twice), and are not held to a
 // length: real time decides how far 20 s gets (3 to 20 steps on an idle

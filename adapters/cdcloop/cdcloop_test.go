@@ -1,0 +1,59 @@
+package cdcloop_test
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/outboxcheck/outboxcheck/adapters/cdcloop"
+	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
+)
+
+// The harness's own cluster, started with what the relay needs.
+func TestMain(m *testing.M) {
+	harness.NoFailFilesUnlessAsked()
+	pgscratch.MainWith(m, pgscratch.Options{Settings: cdcloop.ServerSettings})
+}
+
+var checks = flag.Int("cdc.checks", 10, "schedules for the CDC relay's pass")
+
+// TestCDCRelayThroughTheLoopContract: relays killed, cut off, frozen
+// links, a broker that goes down, poison events, duplicates: nothing
+// committed is lost, nothing takes effect twice.
+func TestCDCRelayThroughTheLoopContract(t *testing.T) {
+	restore := harness.Budget{Checks: *checks}.Apply()
+	defer restore()
+	db := pgscratch.NewDatabase(t)
+	loopcheck.Exercise(t, cdcloop.New, loopcheck.Options{DatabaseURL: db.URL, Recovery: cdcloop.Recovery, Parallel: loopcheck.DefaultParallel()})
+}
+
+// Each mutant's story, replayed: lost every time (the kill matrix draws
+// and shrinks them: selftest/killmatrix/loopmatrix). The reference relay
+// passes each story.
+func TestCDCMutantStoriesReplay(t *testing.T) {
+	cold := loopcheck.Schedule{{Kind: "cold"}, {Kind: "commit", N: 1}}
+	stories := map[string]loopcheck.Schedule{
+		"cdc-from-current":       cold,
+		"cdc-late-slot":          cold,
+		"cdc-temporary-slot":     cold,
+		"cdc-confirm-whole":      {{Kind: "poison", N: 1}, {Kind: "commit", N: 1}},
+		"cdc-confirm-on-receipt": {{Kind: "crash-loop"}},
+	}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: cdcloop.Recovery}
+	for _, m := range cdcloop.Mutants {
+		s, ok := stories[m.Name]
+		if !ok {
+			t.Errorf("%s: no story to replay", m.Name)
+			continue
+		}
+		const n = 2
+		got, f, err := loopcheck.Replay(m.New, opts, s, "", n)
+		if err != nil || got != n || !m.KilledBy(f.Property) {
+			t.Errorf("%s on %v: failed %d of %d (%v), last %+v; want %s every time", m.Name, s, got, n, err, f, m.Kills)
+		}
+		if got, f, err := loopcheck.Replay(cdcloop.New, opts, s, "", 1); err != nil || got != 0 {
+			t.Errorf("the CDC relay on %s's story: %d failures (%v): %+v", m.Name, got, err, f)
+		}
+	}
+}
