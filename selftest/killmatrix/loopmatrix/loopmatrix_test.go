@@ -7,6 +7,7 @@ package loopmatrix_test
 import (
 	"context"
 	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,10 @@ import (
 
 // confirm is how many times each shrunk story runs again: the issue's
 // bar is 9 of 10.
-var confirm = flag.Int("confirm", 5, "how many times each loop row's shrunk schedule runs again")
+var (
+	confirm = flag.Int("confirm", 5, "how many times each loop row's shrunk schedule runs again")
+	only    = flag.String("only", "", "comma-separated loop mutants: only their rows (no passing subject's)")
+)
 
 // The shared server runs with what every loop row needs (the CDC
 // relay reads the write-ahead log).
@@ -36,7 +40,7 @@ func TestMain(m *testing.M) {
 // length: real time decides how far 20 s gets (3 to 20 steps on an idle
 // machine); each row logs how often its story came back.
 //
-//	go test -v ./selftest/killmatrix/loopmatrix/ [-rapid.seed N] [-confirm 10]
+//	go test -v ./selftest/killmatrix/loopmatrix/ [-rapid.seed N] [-confirm 10] [-only cdc-late-slot,...]
 func TestLoopKillMatrix(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the loop rows of the kill matrix run without -race: go test ./selftest/killmatrix/loopmatrix/")
@@ -47,6 +51,9 @@ func TestLoopKillMatrix(t *testing.T) {
 		Mutants:    []mutants.Mutant{},      // no step rows: TestKillMatrix has them
 		Loop:       true,
 		LoopBudget: killmatrix.LoopBudget{ShrinkTime: 20 * time.Second, Confirm: *confirm},
+	}
+	if *only != "" {
+		cfg.LoopMutants = strings.Split(*only, ",")
 	}
 	_, err := killmatrix.Run(context.Background(), cfg, func(r killmatrix.Row) {
 		t.Log(killmatrix.Line(r))
