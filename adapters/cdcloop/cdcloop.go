@@ -63,6 +63,9 @@ type Options struct {
 	// TemporarySlot streams from a temporary slot each relay creates on
 	// its connection, gone with it.
 	TemporarySlot bool
+	// KeepaliveConfirms answers the server's keepalives with the WAL end
+	// they carry, whatever is read and not yet published.
+	KeepaliveConfirms bool
 }
 
 // Subject is the CDC relay behind the loop contract.

@@ -39,6 +39,7 @@ func TestCDCMutantStoriesReplay(t *testing.T) {
 		"cdc-temporary-slot":     cold,
 		"cdc-confirm-whole":      {{Kind: "poison", N: 1}, {Kind: "commit", N: 1}},
 		"cdc-confirm-on-receipt": {{Kind: "crash-loop"}},
+		"cdc-keepalive-confirm":  {{Kind: "crash-loop"}},
 	}
 	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: cdcloop.Recovery}
 	for _, m := range cdcloop.Mutants {

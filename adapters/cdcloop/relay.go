@@ -76,7 +76,7 @@ func (r *relay) stream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start replication: %w", err)
 	}
-	st := &streamState{conn: conn, confirmed: start, rels: map[uint32]*pglogrepl.RelationMessage{}}
+	st := &streamState{conn: conn, confirmed: start, rels: map[uint32]*pglogrepl.RelationMessage{}, keepaliveConfirms: r.s.opts.KeepaliveConfirms}
 	for {
 		if err := st.statusIfDue(ctx); err != nil {
 			return err
@@ -159,6 +159,8 @@ type streamState struct {
 	rels       map[uint32]*pglogrepl.RelationMessage
 	open       *txn  // the transaction being read
 	ready      []txn // committed, read, not yet published
+	// keepaliveConfirms is cdc-keepalive-confirm's bug (mutants.go).
+	keepaliveConfirms bool
 }
 
 // statusIfDue tells the server the confirmed position, every statusEvery.
@@ -195,6 +197,9 @@ func (st *streamState) take(raw pgproto3.BackendMessage) error {
 			}
 			if ka.ReplyRequested {
 				st.nextStatus = time.Time{} // answered at once, with what is confirmed
+			}
+			if st.keepaliveConfirms && ka.ServerWALEnd > st.confirmed {
+				st.confirmed, st.nextStatus = ka.ServerWALEnd, time.Time{}
 			}
 		case pglogrepl.XLogDataByteID:
 			x, err := pglogrepl.ParseXLogData(m.Data[1:])
