@@ -1,37 +1,37 @@
-// Command refprocess is the reference relay (adapters/refloop), or one of
-// its loop mutants, as a process subject: outboxcheck starts it once per
-// role and speaks protocol outboxcheck/1 with it (proccheck/serve). Its
-// verdicts must be those of the same relay run in process.
+// Command refprocess is one of outboxcheck's own loop subjects (the
+// reference relay, the CDC relay) or loop mutants, by name
+// (adapters/loopsubjects), as a process subject: outboxcheck starts it
+// once per role and speaks protocol outboxcheck/1 with it
+// (proccheck/serve). Its verdicts must be those of the same relay run in
+// process.
 //
 //	go build -o /tmp/refprocess ./examples/refprocess
 //	outboxcheck run --process '/tmp/refprocess -mutant delete-dead'
+//	outboxcheck run --process '/tmp/refprocess -subject cdc' --pg-setting wal_level=logical
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
-	"github.com/outboxcheck/outboxcheck/adapters/refloop"
-	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/proccheck/serve"
 )
 
 func main() {
-	mutant := flag.String("mutant", "", "a loop mutant's name (refloop.Mutants); empty: the reference relay")
+	name := flag.String("subject", "reference", "a loop subject's or loop mutant's name: "+strings.Join(loopsubjects.Names(), ", "))
+	flag.StringVar(name, "mutant", "reference", "the same as -subject")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: refprocess [-mutant NAME] producer|relay|consumer|operator")
+		fmt.Fprintln(os.Stderr, "usage: refprocess [-subject NAME] producer|relay|consumer|operator")
 		os.Exit(2)
 	}
-	newSubject := loopcheck.NewSubject(refloop.New)
-	if *mutant != "" {
-		m, ok := refloop.ByName(*mutant)
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown mutant %q\n", *mutant)
-			os.Exit(2)
-		}
-		newSubject = m.New
+	m, ok := loopsubjects.ByName(*name)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "unknown subject %q: want one of %s\n", *name, strings.Join(loopsubjects.Names(), ", "))
+		os.Exit(2)
 	}
-	serve.Main(newSubject)
+	serve.Main(m.New)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxcheck/outboxcheck/adapters/cdcloop"
+	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
 	"github.com/outboxcheck/outboxcheck/adapters/refloop"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
@@ -13,11 +15,16 @@ import (
 	"github.com/outboxcheck/outboxcheck/proccheck"
 )
 
-func TestMain(m *testing.M) { harness.NoFailFilesUnlessAsked(); pgscratch.Main(m) }
+// The shared server can run the CDC relay too.
+func TestMain(m *testing.M) {
+	harness.NoFailFilesUnlessAsked()
+	pgscratch.MainWith(m, pgscratch.Options{Settings: cdcloop.ServerSettings})
+}
 
-// The reference relay and three of its loop mutants get the same verdicts
-// in process and as processes, on the same seeds: the reference passes,
-// each mutant is killed by its own property. (The schedules differ: a
+// The reference relay and three of its loop mutants, and the CDC relay and
+// one of its mutants, get the same verdicts in process and as processes,
+// on the same seeds: a relay passes, each mutant is killed by its own
+// property. (The schedules differ: a
 // process can be frozen, so its schedules also draw freezes.)
 func TestSameVerdictsInProcessAndAsProcesses(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "refprocess")
@@ -27,17 +34,14 @@ func TestSameVerdictsInProcessAndAsProcesses(t *testing.T) {
 	for _, c := range []struct {
 		mutant string
 		checks int
-	}{{"", 20}, {"delete-dead", 100}, {"never-dead", 100}, {"naive-utc-due", 100}} {
-		m := refloop.Mutant{Name: "reference", New: refloop.New}
-		if c.mutant != "" {
-			m, _ = refloop.ByName(c.mutant)
+	}{{"reference", 20}, {"delete-dead", 100}, {"never-dead", 100}, {"naive-utc-due", 100}, {"cdc", 20}, {"cdc-confirm-whole", 100}} {
+		m, ok := loopsubjects.ByName(c.mutant)
+		if !ok {
+			t.Fatalf("no loop subject %q", c.mutant)
 		}
 		for seed := uint64(1); seed <= 2; seed++ {
-			argv := []string{bin}
-			if c.mutant != "" {
-				argv = append(argv, "-mutant", c.mutant)
-			}
-			in := verdict(t, m, m.New, seed, c.checks, refloop.Recovery)
+			argv := []string{bin, "-subject", c.mutant}
+			in := verdict(t, m, m.New, seed, c.checks, m.RecoveryTime())
 			out := verdict(t, m, proccheck.New(proccheck.Command{Argv: argv}), seed, c.checks, proccheck.Recovery)
 			t.Logf("%s, seed %d: in process %s; as processes %s", m.Name, seed, in, out)
 			if in != out {
