@@ -12,10 +12,10 @@ import (
 // field (or function) and one line here.
 var Mutants = []refloop.Mutant{
 	{Name: "cdc-from-current", Bug: "starts streaming at the server's current WAL position, not the slot's confirmed one: what committed while the relay was down is skipped", Kills: "no-loss", New: variant(Options{FromCurrent: true})},
-	{Name: "cdc-confirm-on-receipt", Bug: "confirms a transaction's position when it reads it, before publishing: a relay that dies in between never publishes it", Kills: "no-loss", Also: []string{"crash-loop"}, New: variant(Options{ConfirmOnReceipt: true})},
+	{Name: "cdc-confirm-on-receipt", Bug: "confirms a transaction's position when it reads it, before publishing: a relay that dies in between never publishes it", Kills: "no-loss", New: variant(Options{ConfirmOnReceipt: true})},
 	{Name: "cdc-confirm-whole", Bug: "publishes a batch once each and confirms its last position though part of it was refused", Kills: "no-loss", New: variant(Options{ConfirmWhole: true})},
 	{Name: "cdc-late-slot", Bug: "creates its slot when a relay first starts: what committed before is not in it", Kills: "no-loss", New: variant(Options{LateSlot: true})},
-	{Name: "cdc-keepalive-confirm", Bug: "answers the server's keepalives with the WAL end they carry, as pglogrepl's demo does and pgjdbc did before 42.7.0 (pgjdbc#1328, psycopg2#940): what it read but has not yet published is confirmed away", Kills: "no-loss", Also: []string{"crash-loop"}, New: variant(Options{KeepaliveConfirms: true})},
+	{Name: "cdc-keepalive-confirm", Bug: "answers the server's keepalives with the WAL end they carry, as pglogrepl's demo does and pgjdbc did before 42.7.0 (pgjdbc#1328, psycopg2#940): what it read but has not yet published is confirmed away", Kills: "no-loss", New: variant(Options{KeepaliveConfirms: true})},
 	{Name: "cdc-temporary-slot", Bug: "streams from a temporary slot, gone with the relay's session: what commits while no relay streams is never decoded", Kills: "no-loss", New: variant(Options{TemporarySlot: true})},
 }
 
