@@ -25,9 +25,9 @@ type hello struct {
 type request struct {
 	ID         int64     `json:"id"`
 	Op         string    `json:"op"` // produce, handle, reset, effects, pending, dead-letters
-	Payments   []payment `json:"payments,omitempty"`
+	Payments   []Payment `json:"payments,omitempty"`
 	Commit     bool      `json:"commit,omitempty"`
-	Message    *message  `json:"message,omitempty"`
+	Message    *Message  `json:"message,omitempty"`
 	Failpoints bool      `json:"failpoints,omitempty"`
 }
 
@@ -55,7 +55,7 @@ type continuation struct {
 type publish struct {
 	Op      string   `json:"op"` // publish, abandon
 	ID      *int64   `json:"id"`
-	Message *message `json:"message,omitempty"`
+	Message *Message `json:"message,omitempty"`
 }
 
 type published struct {
@@ -64,14 +64,17 @@ type published struct {
 	Error  string `json:"error,omitempty"`
 }
 
-type payment struct {
+// Payment is harness.Payment on the wire (a produce request's), for both
+// sides of the protocol (proccheck/serve is the child's).
+type Payment struct {
 	ID          string `json:"id"`
 	MerchantID  string `json:"merchant_id"`
 	AmountCents int64  `json:"amount_cents"`
 }
 
-// message is harness.Message on the wire; its payload is text.
-type message struct {
+// Message is harness.Message on the wire (a handle request's, a publish's);
+// its payload is text.
+type Message struct {
 	ID          string    `json:"id"`
 	Type        string    `json:"type"`
 	AggregateID string    `json:"aggregate_id"`
@@ -80,18 +83,26 @@ type message struct {
 	Payload     string    `json:"payload"`
 }
 
-func toWire(m harness.Message) *message {
-	return &message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID, Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: string(m.Payload)}
+// WireMessage is m on the wire.
+func WireMessage(m harness.Message) *Message {
+	return &Message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID, Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: string(m.Payload)}
 }
 
-func (m *message) harness() harness.Message {
+// Harness is m as the harness's.
+func (m *Message) Harness() harness.Message {
 	return harness.Message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID, Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: []byte(m.Payload)}
 }
 
-func payments(ps []harness.Payment) []payment {
-	out := make([]payment, len(ps))
+// WirePayments are ps on the wire.
+func WirePayments(ps []harness.Payment) []Payment {
+	out := make([]Payment, len(ps))
 	for i, p := range ps {
-		out[i] = payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
+		out[i] = Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
 	}
 	return out
+}
+
+// Harness is p as the harness's.
+func (p Payment) Harness() harness.Payment {
+	return harness.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents}
 }

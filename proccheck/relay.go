@@ -59,7 +59,7 @@ func (s *subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 			}
 			return c.broke(why, string(line))
 		}
-		id, m := *p.ID, p.Message.harness()
+		id, m := *p.ID, p.Message.Harness()
 		pctx := inflight.start(ctx, id)
 		wg.Go(func() {
 			defer inflight.end(id)

@@ -257,12 +257,12 @@ func (s *subject) Enqueue(context.Context, pgx.Tx, harness.Payment) error {
 }
 
 func (s *subject) Produce(ctx context.Context, ps []harness.Payment, commit bool) error {
-	_, err := s.call(ctx, &s.prod, "producer", harness.Actor{Role: harness.Producer}, request{Op: "produce", Payments: payments(ps), Commit: commit}, nil)
+	_, err := s.call(ctx, &s.prod, "producer", harness.Actor{Role: harness.Producer}, request{Op: "produce", Payments: WirePayments(ps), Commit: commit}, nil)
 	return err
 }
 
 func (s *subject) Handle(ctx context.Context, m harness.Message) error {
-	_, err := s.call(ctx, &s.cons, "consumer", harness.Actor{Role: harness.Consumer}, request{Op: "handle", Message: toWire(m)}, nil)
+	_, err := s.call(ctx, &s.cons, "consumer", harness.Actor{Role: harness.Consumer}, request{Op: "handle", Message: WireMessage(m)}, nil)
 	return err
 }
 
@@ -270,7 +270,7 @@ func (s *subject) Handle(ctx context.Context, m harness.Message) error {
 // crash, the consumer's process group is killed there (SIGKILL).
 func (s *subject) HandleAt(ctx context.Context, m harness.Message, fp harness.Failpoints) error {
 	at := func(name string) error { return fp(harness.Failpoint(name)) }
-	_, err := s.call(ctx, &s.cons, "consumer", harness.Actor{Role: harness.Consumer}, request{Op: "handle", Message: toWire(m), Failpoints: true}, at)
+	_, err := s.call(ctx, &s.cons, "consumer", harness.Actor{Role: harness.Consumer}, request{Op: "handle", Message: WireMessage(m), Failpoints: true}, at)
 	return err
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
+	"github.com/outboxcheck/outboxcheck/proccheck"
 )
 
 // callTimeout bounds each request's database work, as the harness's own
@@ -118,29 +119,14 @@ func (s *server) subject(ctx context.Context) (loopcheck.Subject, error) {
 }
 
 type request struct {
-	ID         int64             `json:"id"`
-	Op         string            `json:"op"`
-	Payments   []harness.Payment `json:"-"`
-	Wire       []payment         `json:"payments"`
-	Commit     bool              `json:"commit"`
-	Message    *message          `json:"message"`
-	Failpoints bool              `json:"failpoints"`
-	Continue   bool              `json:"continue"`
-}
-
-type payment struct {
-	ID          string `json:"id"`
-	MerchantID  string `json:"merchant_id"`
-	AmountCents int64  `json:"amount_cents"`
-}
-
-type message struct {
-	ID          string    `json:"id"`
-	Type        string    `json:"type"`
-	AggregateID string    `json:"aggregate_id"`
-	Sequence    int64     `json:"sequence"`
-	OccurredAt  time.Time `json:"occurred_at"`
-	Payload     string    `json:"payload"`
+	ID         int64               `json:"id"`
+	Op         string              `json:"op"`
+	Payments   []harness.Payment   `json:"-"`
+	Wire       []proccheck.Payment `json:"payments"`
+	Commit     bool                `json:"commit"`
+	Message    *proccheck.Message  `json:"message"`
+	Failpoints bool                `json:"failpoints"`
+	Continue   bool                `json:"continue"`
 }
 
 type reply struct {
@@ -162,7 +148,7 @@ func (s *server) next() (request, bool, error) {
 		return r, false, fmt.Errorf("bad line %q: %w", line, err)
 	}
 	for _, p := range r.Wire {
-		r.Payments = append(r.Payments, harness.Payment{ID: p.ID, MerchantID: p.MerchantID, AmountCents: p.AmountCents})
+		r.Payments = append(r.Payments, p.Harness())
 	}
 	return r, true, nil
 }
@@ -278,8 +264,10 @@ func (s *server) handle(ctx context.Context, r request) reply {
 	if err != nil {
 		return fail(err)
 	}
-	m := r.Message
-	hm := harness.Message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID, Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: []byte(m.Payload)}
+	if r.Message == nil {
+		return fail(errors.New("a handle request without a message"))
+	}
+	hm := r.Message.Harness()
 	if fp, ok := subj.(loopcheck.Failpointer); ok && r.Failpoints {
 		err = fp.HandleAt(ctx, hm, func(p harness.Failpoint) error {
 			s.say(map[string]string{"failpoint": string(p)})
@@ -373,8 +361,7 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 	p.s.pmu.Lock()
 	p.s.waiting[id] = ch
 	p.s.pmu.Unlock()
-	p.s.say(map[string]any{"op": "publish", "id": id, "message": message{ID: m.ID, Type: m.Type, AggregateID: m.AggregateID,
-		Sequence: m.Sequence, OccurredAt: m.OccurredAt, Payload: string(m.Payload)}})
+	p.s.say(map[string]any{"op": "publish", "id": id, "message": proccheck.WireMessage(m)})
 	select {
 	case a := <-ch:
 		switch a.Result {
