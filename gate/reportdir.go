@@ -17,10 +17,61 @@ const FailFileName = "counterexample.fail"
 // holds anything but an outboxcheck report is refused: a run writes only
 // files it owns, and never over a user's.
 func OwnReportDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
+	abs, _, err := MakeReportDir(dir)
+	return abs, err
+}
+
+// MakeReportDir is OwnReportDir, and says which directory it made, if it
+// made one (the topmost of those it made, else ""): a run that ends
+// before its report removes it again (RemoveMadeReportDir).
+func MakeReportDir(dir string) (abs, made string, err error) {
+	abs, err = filepath.Abs(dir)
 	if err != nil {
-		return "", Usagef("--report-dir: %v", err)
+		return "", "", Usagef("--report-dir: %v", err)
 	}
+	made = topmostMissing(abs)
+	abs, err = ownReportDir(abs, dir)
+	if err != nil {
+		made = ""
+	}
+	return abs, made, err
+}
+
+// topmostMissing is the topmost directory of abs's that does not exist
+// yet, or "".
+func topmostMissing(abs string) string {
+	made := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			return made
+		}
+		made = d
+		if filepath.Dir(d) == d {
+			return made
+		}
+	}
+}
+
+// RemoveMadeReportDir removes made (MakeReportDir's) if it holds no file
+// still: a run that ended before its report leaves nothing behind. What
+// it did not make, or what holds a file, it leaves.
+func RemoveMadeReportDir(made string) {
+	if made == "" {
+		return
+	}
+	filepath.WalkDir(made, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			made = "" // a file: keep it all
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if made != "" {
+		os.RemoveAll(made) // directories only
+	}
+}
+
+func ownReportDir(abs, dir string) (string, error) {
 	entries, err := os.ReadDir(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -19,17 +19,20 @@ type RunConfig struct {
 	Budget     harness.Budget       // Seed drawn already: the report names it
 	Faults     bool
 	Concurrent bool
-	URL        string        // PostgreSQL server URL; "": $OUTBOXCHECK_DATABASE_URL, Docker or local binaries
-	ReportDir  string        // absolute, made by OwnReportDir; "" for none
-	JUnit      string        // absolute; "" for none
-	Shard      string        // "i/n", named in the report; Budget holds the shard's seed and checks
-	TimeLimit  time.Duration // no check starts after it; 0: none
-	Verbose    bool          // print rapid's output as it comes
-	Args       []string      // the command line, for the report
-	SQLQueries string        // absolute; the SQL contract's files, or ""
-	SQLSchema  string
-	Loop       bool // the loop contract instead of the step contract
-	Parallel   int  // Loop: schedules at once; 0 the default
+	URL        string // PostgreSQL server URL; "": $OUTBOXCHECK_DATABASE_URL, Docker or local binaries
+	ReportDir  string // absolute, made by OwnReportDir; "" for none
+	// MadeReportDir is the directory MakeReportDir made for ReportDir, if
+	// it made one: removed again if the run ends before its report.
+	MadeReportDir string
+	JUnit         string        // absolute; "" for none
+	Shard         string        // "i/n", named in the report; Budget holds the shard's seed and checks
+	TimeLimit     time.Duration // no check starts after it; 0: none
+	Verbose       bool          // print rapid's output as it comes
+	Args          []string      // the command line, for the report
+	SQLQueries    string        // absolute; the SQL contract's files, or ""
+	SQLSchema     string
+	Loop          bool // the loop contract instead of the step contract
+	Parallel      int  // Loop: schedules at once; 0 the default
 	// Process, with Loop, is a subject in any language: the program and
 	// its arguments (proccheck.Command), run in ProcessDir (absolute).
 	Process    []string
@@ -56,7 +59,12 @@ const NoShrinking = time.Nanosecond
 
 // Run runs c: a session on PostgreSQL, the subject through its contract,
 // the reports; the error carries the exit code (nil: every property held).
-func Run(c *RunConfig, stdout, stderr io.Writer) error {
+func Run(c *RunConfig, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if err != nil {
+			RemoveMadeReportDir(c.MadeReportDir) // only if no report got into it
+		}
+	}()
 	ses, err := openSession(c.URL, stderr, true, c.serverSettings())
 	if err != nil {
 		return err

@@ -19,6 +19,9 @@ func SubjectByName(name string) (stepcheck.NewSubject, bool, error) {
 	if m, ok := mutants.ByName(name); ok {
 		return reference.Mutated(m), m.NeedsConcurrency, nil
 	}
+	if IsLoopSubject(name) {
+		return nil, false, Usagef("%s is a loop subject: run it with --loop", name)
+	}
 	return nil, false, Usagef("unknown subject %q: want reference or one of %s (loop subjects run with --loop)", name, strings.Join(MutantNames(), ", "))
 }
 

@@ -152,7 +152,11 @@ func (s *localServer) waitReady(ctx context.Context) error {
 	for {
 		select {
 		case <-s.done:
-			return fmt.Errorf("postgres exited at start: %s", lastLines(readFile(s.logPath()), 4))
+			log := lastLines(readFile(s.logPath()), 4)
+			if len(s.extra) > 0 && refusedSetting(log) {
+				return fmt.Errorf("%w: postgres refused one asked for: %s", ErrSettings, log)
+			}
+			return fmt.Errorf("postgres exited at start: %s", log)
 		default:
 		}
 		// Until the server says it is ready, a cheap read of its pid file

@@ -72,3 +72,15 @@ func (c *Server) checkSettings(ctx context.Context, settings []string) error {
 	}
 	return nil
 }
+
+// refusedSetting says whether a server's last log lines say it would not
+// start on a setting's name or value: the run's configuration, not the
+// machine's trouble.
+func refusedSetting(log string) bool {
+	for _, why := range []string{"invalid value for parameter", "unrecognized configuration parameter", "parameter cannot be changed"} {
+		if strings.Contains(log, why) {
+			return true
+		}
+	}
+	return false
+}

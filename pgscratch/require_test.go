@@ -44,8 +44,8 @@ func TestServerSettingsAskedFor(t *testing.T) {
 	if !errors.Is(err, pgscratch.ErrSettings) || !strings.Contains(err.Error(), `wal_level=logical (it runs with "replica")`) {
 		t.Fatalf("a URL server without wal_level=logical: %v, want ErrSettings naming it", err)
 	}
-	for _, bad := range []string{"wal_level", "=logical", "wal level=logical", "wal_level= "} {
-		if _, err := pgscratch.Start(ctx, pgscratch.Options{Settings: []string{bad}}); !errors.Is(err, pgscratch.ErrSettings) {
+	for _, bad := range []string{"wal_level", "=logical", "wal level=logical", "wal_level= ", "wal_level=bogus", "no_such_setting=1"} {
+		if _, err := pgscratch.Start(ctx, pgscratch.Options{NoDocker: true, Settings: []string{bad}}); !errors.Is(err, pgscratch.ErrSettings) {
 			t.Errorf("setting %q: %v, want ErrSettings", bad, err)
 		}
 	}

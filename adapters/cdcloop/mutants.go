@@ -15,7 +15,7 @@ var Mutants = []refloop.Mutant{
 	{Name: "cdc-confirm-on-receipt", Bug: "confirms a transaction's position when it reads it, before publishing: a relay that dies in between never publishes it", Kills: "no-loss", New: variant(Options{ConfirmOnReceipt: true})},
 	{Name: "cdc-confirm-whole", Bug: "publishes a batch once each and confirms its last position though part of it was refused", Kills: "no-loss", New: variant(Options{ConfirmWhole: true})},
 	{Name: "cdc-late-slot", Bug: "creates its slot when a relay first starts: what committed before is not in it", Kills: "no-loss", New: variant(Options{LateSlot: true})},
-	{Name: "cdc-keepalive-confirm", Bug: "answers the server's keepalives with the WAL end they carry, as pglogrepl's demo does and pgjdbc did before 42.7.0 (pgjdbc#1328, psycopg2#940): what it read but has not yet published is confirmed away", Kills: "no-loss", New: variant(Options{KeepaliveConfirms: true})},
+	{Name: "cdc-keepalive-confirm", Bug: "answers the server's keepalives with the WAL end they carry, as pglogrepl's demo does and pgjdbc's automatic keepalive flush (42.7.0, pgjdbc#2941) could (yugabyte-db#33306, pgjdbc#3138, psycopg2#940): what it read but has not yet published is confirmed away", Kills: "no-loss", New: variant(Options{KeepaliveConfirms: true})},
 	{Name: "cdc-temporary-slot", Bug: "streams from a temporary slot, gone with the relay's session: what commits while no relay streams is never decoded", Kills: "no-loss", New: variant(Options{TemporarySlot: true})},
 }
 

@@ -148,7 +148,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 		c.Budget.Seed = binary.LittleEndian.Uint64(b[:])>>1 | 1 // drawn here so the report can name it
 	}
 	if *reportDir != "" {
-		if c.ReportDir, err = gate.OwnReportDir(*reportDir); err != nil {
+		if c.ReportDir, c.MadeReportDir, err = gate.MakeReportDir(*reportDir); err != nil {
 			return nil, false, err
 		}
 	}
