@@ -13,6 +13,11 @@ import (
 //   - cold start: the relays down from the schedule's start, a commit, and
 //     the drain starts them (cold.go: a relay that reads only what comes
 //     after its own first start); tried for a no-loss failure;
+//   - crashed mid-publish: a crash-loop step alone, its payment's every
+//     publish killing the relay that makes it (a relay that had confirmed
+//     or marked the event done before its publish never publishes it
+//     again); tried for a no-loss failure, judged only for a subject that
+//     shows its dead letters;
 //   - down while committed: let the relays settle, stop every relay, commit,
 //     restart them (a relay that skips what was committed while it was
 //     down, or loses what it held when it died); tried when the failing
@@ -36,7 +41,7 @@ import (
 func (sh *shrinker) shapes() []Schedule {
 	var out []Schedule
 	if sh.property == "no-loss" && !sh.best.cold() {
-		out = append(out, sh.coldStart())
+		out = append(out, sh.coldStart(), sh.crashedMidPublish())
 	}
 	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
@@ -234,4 +239,10 @@ func (sh *shrinker) settleFirst(s Schedule) Schedule {
 		return slices.Insert(slices.Clone(s), i, sh.settle())
 	}
 	return nil
+}
+
+// crashedMidPublish is the crashed-mid-publish shape: the failing
+// schedule's time zone and a crash-loop step (crashloop.go).
+func (sh *shrinker) crashedMidPublish() Schedule {
+	return append(sh.zoned(), Step{Kind: "crash-loop"})
 }

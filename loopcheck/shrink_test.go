@@ -2,6 +2,7 @@ package loopcheck
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -12,11 +13,12 @@ import (
 
 // oracle is a subject's bug told without a database: a schedule fails
 // with no-loss when it commits and then poisons for ever; racy, it does
-// so only on every third run; other, it fails with another property
-// when it holds a kill.
+// so only on every third run of the same schedule; other, it fails with
+// another property when it holds a kill.
 type oracle struct {
 	mu    sync.Mutex
 	runs  int
+	seen  map[string]int // racy: runs per schedule
 	racy  bool
 	other bool
 	infra bool
@@ -26,6 +28,11 @@ func (o *oracle) try(_ int, s Schedule, _ time.Time, _ chan struct{}) (*harness.
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.runs++
+	if o.seen == nil {
+		o.seen = map[string]int{}
+	}
+	o.seen[fmt.Sprint(s)]++
+	third := o.seen[fmt.Sprint(s)]%3 == 0
 	if o.infra && o.runs%2 == 0 {
 		return nil, 0, nil, errors.New("connection refused")
 	}
@@ -37,7 +44,7 @@ func (o *oracle) try(_ int, s Schedule, _ time.Time, _ chan struct{}) (*harness.
 		switch {
 		case st.Kind == "commit":
 			committed = true
-		case committed && st.Kind == "poison" && st.After == 0 && (!o.racy || o.runs%3 == 0):
+		case committed && st.Kind == "poison" && st.After == 0 && (!o.racy || third):
 			return &harness.Failure{Property: "no-loss"}, 0, nil, nil
 		}
 	}
@@ -76,8 +83,8 @@ func TestShrinkerEndsAtTheCore(t *testing.T) {
 }
 
 // A candidate counts as failing if one of its tries fails: a bug that
-// shows once in three runs still shrinks with three tries, and does not
-// with one (no candidate ever fails on its first run).
+// shows once in three runs of a schedule still shrinks with three tries,
+// and does not with one (no candidate fails on its first run).
 func TestShrinkerTriesEachCandidate(t *testing.T) {
 	o := &oracle{racy: true}
 	sh := newTestShrinker(o, found, 3)
@@ -85,7 +92,7 @@ func TestShrinkerTriesEachCandidate(t *testing.T) {
 	if len(sh.best) != 2 {
 		t.Fatalf("with 3 tries, shrunk to %v, want 2 steps", sh.best)
 	}
-	o = &oracle{racy: true, runs: 1} // the next run is the first of three
+	o = &oracle{racy: true}
 	sh = newTestShrinker(o, found, 1)
 	sh.shrink()
 	if len(sh.best) == 2 {
@@ -175,9 +182,20 @@ func TestSlowBatchShapes(t *testing.T) {
 		{Kind: "broker-slow", For: 60 * time.Millisecond, Delay: time.Second, N: 3}})
 	sh := newTestShrinker(&oracle{}, s, 1)
 	got := sh.shapes()
-	if len(got) != 6 { // two slow batches, each with a lone relay and with both; down while committed; stopped mid-batch
+	// A lost event's cold start and crash mid-publish; two slow batches,
+	// each with a lone relay and with both; down while committed; stopped
+	// mid-batch.
+	if len(got) != 8 {
 		t.Fatalf("%d shapes: %v", len(got), got)
 	}
+	zone := Step{Kind: "timezone", Zone: "Asia/Tokyo"}
+	if w := (Schedule{zone, {Kind: "cold"}, {Kind: "commit", N: 1}}); !slices.Equal(got[0], w) {
+		t.Errorf("cold start: %v, want %v", got[0], w)
+	}
+	if w := (Schedule{zone, {Kind: "crash-loop"}}); !slices.Equal(got[1], w) {
+		t.Errorf("crashed mid-publish: %v, want %v", got[1], w)
+	}
+	got = got[2:]
 	head := Schedule{{Kind: "timezone", Zone: "Asia/Tokyo"}, {Kind: "commit", N: 1}, {Kind: "pause", For: time.Second, Settle: true}}
 	for i, late := range []Step{{Delay: 30*time.Second + 2*time.Millisecond, Aim: 30 * time.Second}, {Delay: time.Second}} {
 		slow := Step{Kind: "broker-slow", For: time.Second, Delay: late.Delay, Aim: late.Aim, N: 3}

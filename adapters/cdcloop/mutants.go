@@ -30,13 +30,21 @@ func variant(o Options) loopcheck.NewSubject {
 }
 
 // flushWhole is cdc-confirm-whole's flush: each event once, a refused one
-// left behind, and the batch's last position confirmed.
+// left behind, and the batch's last position confirmed. (Its attempts are
+// counted and kept to MaxAttempts, as the relay's are: one bug only.)
 func (r *relay) flushWhole(ctx context.Context, st *streamState) error {
 	last := st.ready[len(st.ready)-1].end
 	for _, t := range st.ready {
 		for _, ev := range t.events {
-			if _, err := r.countAttempt(ctx, ev.ID); err != nil {
+			n, err := r.countAttempt(ctx, ev.ID)
+			if err != nil {
 				return err
+			}
+			if n > r.s.env.MaxAttempts {
+				if err := r.deadLetter(ctx, ev, "claimed too often"); err != nil {
+					return err
+				}
+				continue
 			}
 			pctx, cancel := context.WithTimeout(ctx, callTimeout)
 			_ = r.pub.Publish(pctx, ev) // the bug: a refusal is not waited out
