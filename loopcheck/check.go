@@ -76,6 +76,9 @@ type check struct {
 	delivered []harness.Message
 	again     []harness.Message // crashed deliveries, to deliver again
 
+	// schemaChanges counts the schedule's schema changes so far.
+	schemaChanges int
+
 	relays    []*relay
 	lingering []*relay // killed, yet Dispatch had not returned
 	stopC     context.CancelFunc
@@ -310,6 +313,8 @@ func (c *check) step(st Step) {
 		c.freeze(st)
 	case "cold":
 		c.coldStep()
+	case "schema-change":
+		c.schemaChange()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

@@ -38,6 +38,7 @@ var nemesisKinds = []nemesisKind{
 	{"head-of-line", "a payment poisoned, then a probe committed behind it; struck: the probe was judged"},
 	{"redeliver", "a message delivered again; struck: the broker had one"},
 	{"crash-consumer", "the consumer crashed at a failpoint; struck: the failpoint was reached"},
+	{"schema-change", "the outbox table changed shape (a column added) while the relays ran, as a migration does (a SchemaChanger's); struck: the change was made"},
 	{"cold", "a schedule begun with every relay down, its first commit made before any relay ran (a shrinking shape, not drawn); struck: one began so"},
 	{"timezone", "the sessions' TimeZone, away from UTC; struck: a schedule ran in it"},
 }

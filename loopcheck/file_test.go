@@ -17,14 +17,14 @@ func TestEveryDrawnStepKindReadsBack(t *testing.T) {
 	seen := map[string]bool{}
 	rapid.Check(t, func(t *rapid.T) {
 		for range 100 {
-			st := drawStep(t, swarm(t, []string{"freeze"}), []string{"producer", "dispatcher-0"}, 2, []time.Duration{300 * time.Millisecond, 30 * time.Second})
+			st := drawStep(t, swarm(t, []string{"freeze", "schema-change"}), []string{"producer", "dispatcher-0"}, 2, []time.Duration{300 * time.Millisecond, 30 * time.Second})
 			seen[st.Kind] = true
 			if err := st.valid(2); err != nil {
 				t.Fatalf("%s: %v", st, err)
 			}
 		}
 	})
-	kinds := append(slices.Clone(stepKinds), "freeze") // a Pauser's too
+	kinds := append(slices.Clone(stepKinds), "freeze", "schema-change") // a Pauser's and a SchemaChanger's too
 	for _, k := range kinds {
 		if !seen[k] {
 			t.Errorf("step kind %q never drawn in 100 checks of 100 steps", k)

@@ -68,8 +68,12 @@ func (c *check) freeze(st Step) {
 
 // moreKinds are the step kinds beyond stepKinds the subject can take.
 func (r *runner) moreKinds() []string {
+	var out []string
 	if _, ok := capability[Pauser](r.subj); ok {
-		return []string{"freeze"}
+		out = append(out, "freeze")
 	}
-	return nil
+	if _, ok := capability[SchemaChanger](r.subj); ok {
+		out = append(out, "schema-change")
+	}
+	return out
 }

@@ -71,6 +71,8 @@ func (s Step) String() string {
 		return "timezone " + s.Zone
 	case "cold":
 		return "cold: the relays start at their restart steps, or at the drain"
+	case "schema-change":
+		return "schema-change of the outbox table"
 	case "broker-slow":
 		return fmt.Sprintf("broker-slow %v, acks %s late, %d payments into it in one transaction", s.For, aimText(s.Delay, s.Aim), s.N)
 	case "slow-payment":
@@ -194,6 +196,8 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int, aims []time.Du
 			After: rapid.IntRange(0, 4).Draw(t, "after")}
 	case "heal":
 		return Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link")}
+	case "schema-change":
+		return Step{Kind: k}
 	case "freeze":
 		// Frozen around the lease, or two or three of them: its claim
 		// runs out meanwhile, or just does not.

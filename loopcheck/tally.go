@@ -154,6 +154,10 @@ func (r *runner) summarize(sum *harness.Summary) {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "freeze" })
 		sum.NotApplicable["freeze"] = "the subject's relays cannot be frozen (Pauser: a subject in processes, proccheck): freezes are not drawn"
 	}
+	if _, ok := capability[SchemaChanger](r.subj); !ok {
+		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "schema-change" })
+		sum.NotApplicable["schema-change"] = "the subject's outbox table does not change shape (SchemaChanger): schema changes are not drawn"
+	}
 	if !slices.ContainsFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "cold" && f.Injected > 0 }) {
 		// a shrinking shape, never drawn: no row unless one ran
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "cold" })

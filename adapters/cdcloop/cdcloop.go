@@ -66,6 +66,9 @@ type Options struct {
 	// KeepaliveConfirms answers the server's keepalives with the WAL end
 	// they carry, whatever is read and not yet published.
 	KeepaliveConfirms bool
+	// StrictColumns refuses to decode a row with a column it does not
+	// know: a column added by a migration stops the relay.
+	StrictColumns bool
 }
 
 // Subject is the CDC relay behind the loop contract.
@@ -153,6 +156,9 @@ func (s *Subject) Reset(ctx context.Context) error {
 	}
 	if _, err := conn.Exec(ctx, "DELETE FROM cdc_attempts; DELETE FROM cdc_dead_letters"); err != nil {
 		return fmt.Errorf("reset: %w", err)
+	}
+	if err := undoSchemaChanges(ctx, conn); err != nil {
+		return err
 	}
 	return s.restartSlot(ctx)
 }

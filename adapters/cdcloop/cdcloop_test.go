@@ -40,6 +40,7 @@ func TestCDCMutantStoriesReplay(t *testing.T) {
 		"cdc-confirm-whole":      {{Kind: "poison", N: 1}, {Kind: "commit", N: 1}},
 		"cdc-confirm-on-receipt": {{Kind: "crash-loop"}},
 		"cdc-keepalive-confirm":  {{Kind: "crash-loop"}},
+		"cdc-strict-columns":     {{Kind: "schema-change"}, {Kind: "commit", N: 1}},
 	}
 	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: cdcloop.Recovery}
 	for _, m := range cdcloop.Mutants {

@@ -76,7 +76,8 @@ func (r *relay) stream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start replication: %w", err)
 	}
-	st := &streamState{conn: conn, confirmed: start, rels: map[uint32]*pglogrepl.RelationMessage{}, keepaliveConfirms: r.s.opts.KeepaliveConfirms}
+	st := &streamState{conn: conn, confirmed: start, rels: map[uint32]*pglogrepl.RelationMessage{},
+		keepaliveConfirms: r.s.opts.KeepaliveConfirms, strict: r.s.opts.StrictColumns}
 	for {
 		if err := st.statusIfDue(ctx); err != nil {
 			return err
@@ -159,8 +160,8 @@ type streamState struct {
 	rels       map[uint32]*pglogrepl.RelationMessage
 	open       *txn  // the transaction being read
 	ready      []txn // committed, read, not yet published
-	// keepaliveConfirms is cdc-keepalive-confirm's bug (mutants.go).
-	keepaliveConfirms bool
+	// keepaliveConfirms and strict are mutants' bugs (mutants.go).
+	keepaliveConfirms, strict bool
 }
 
 // statusIfDue tells the server the confirmed position, every statusEvery.
@@ -232,7 +233,7 @@ func (st *streamState) decode(data []byte) error {
 		if st.open == nil {
 			return errors.New("decode: insert outside a transaction")
 		}
-		ev, err := message(rel, m.Tuple)
+		ev, err := message(rel, m.Tuple, st.strict)
 		if err != nil {
 			return err
 		}
