@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,7 +45,8 @@ type check struct {
 	disturbances []window
 	openDisturb  map[string]int // link → its open disturbance
 
-	holds []chan struct{} // held-open transactions: closing one ends it
+	holds   []chan struct{} // held-open transactions: closing one ends it
+	holding atomic.Int32    // how many are open now
 	// strands are the publishes stranded relays are stuck in.
 	strands []*hold
 	holdWG  sync.WaitGroup

@@ -32,6 +32,7 @@ func (c *check) holdTx(d time.Duration) bool {
 		return false
 	}
 	c.tally.hold()
+	c.holding.Add(1)
 	c.setResult(at, fmt.Sprintf("holding %d tables", n))
 	end := time.NewTimer(d)
 	stop := make(chan struct{})
@@ -39,6 +40,7 @@ func (c *check) holdTx(d time.Duration) bool {
 	c.holdWG.Add(1)
 	go func() {
 		defer c.holdWG.Done()
+		defer c.holding.Add(-1)
 		defer cancel()
 		select {
 		case <-end.C:

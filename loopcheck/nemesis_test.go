@@ -120,8 +120,11 @@ func newTattler(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, erro
 // by tattler) shows each did what it says.
 func TestReferenceLivesThroughStopsHoldsAndWedges(t *testing.T) {
 	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
-	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "stop", N: 0}, {Kind: "hold-tx", For: 500 * time.Millisecond},
-		{Kind: "commit", N: 2}, {Kind: "restart", N: 0}, {Kind: "wedge"}, {Kind: "pause", For: 200 * time.Millisecond}}
+	// The hold ends before the wedge: a probe is not judged while a held
+	// transaction is open.
+	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "stop", N: 0}, {Kind: "hold-tx", For: 200 * time.Millisecond},
+		{Kind: "commit", N: 2}, {Kind: "restart", N: 0}, {Kind: "pause", For: 400 * time.Millisecond}, {Kind: "wedge"},
+		{Kind: "pause", For: 200 * time.Millisecond}}
 	if n, f, err := loopcheck.Replay(refloop.New, opts, s, "", 1); err != nil || n != 0 {
 		t.Fatalf("the reference failed (%v): %+v", err, f)
 	}

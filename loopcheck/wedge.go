@@ -117,11 +117,20 @@ func (c *check) probe(wedged int) *harness.Failure {
 		dispatcher(wedged), pay, bound))
 }
 
-// unprobeable says why relay-isolation or takeover cannot be asked now
-// of pay's event, or "".
+// unprobeable says why relay-isolation, takeover or head-of-line cannot
+// be asked now of pay's event, or "".
 func (c *check) unprobeable(wedged int, pay string) string {
 	if c.net.Faulty(harness.Actor{Role: harness.Producer}.String()) {
 		return "the producer's link is faulted"
+	}
+	// A transaction left open holds back the server's snapshot horizon,
+	// which a relay that forwards in transaction order waits on, for a
+	// reason that is not the probe's.
+	if c.net.Faulty(consumer) {
+		return "the consumer's link is faulted: a transaction it left open may hold back what a relay reads"
+	}
+	if c.holding.Load() > 0 {
+		return "a held transaction is open: it may hold back what a relay reads"
 	}
 	if why := c.bro.blocked(pay); why != "" {
 		return why
