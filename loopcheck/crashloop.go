@@ -45,8 +45,8 @@ func (c *check) crashLoopBound() (d time.Duration, ok bool) {
 // (crash-loop): a relay that counts no attempt for a publish it died in,
 // or gives up only on a failed publish, claims it for ever. A payment no
 // relay publishes again for a recovery, a restart and a lease after its
-// last crash is not looping: whatever became of it (a relay that lost it
-// when it died), the end state judges it. Afterwards the payment stays
+// last crash is not looping: the step ends there, and whatever became of
+// it (a relay that lost it when it died) the end state judges. Afterwards the payment stays
 // poison for ever (refused, no longer crashing).
 func (c *check) crashLoop() *harness.Failure {
 	bound, ok := c.crashLoopBound()
@@ -73,6 +73,14 @@ func (c *check) crashLoop() *harness.Failure {
 	}
 	c.record("CrashLoop", "broker", pay+": every publish of its event crashes the relay publishing it", "")
 	start, harnessTime := time.Now(), time.Duration(0) // the harness's own kills and restarts do not count against the subject
+	// quiet is how long after its last crash a payment no relay publishes
+	// again is not looping: a recovery, the restart delay and a lease.
+	quiet := c.opts.Recovery + crashRestart + c.opts.Lease
+	notLooping := func() *harness.Failure {
+		c.record("CrashLoop", "operator", pay, fmt.Sprintf("after %d crashes, not published again for %v (a recovery, a restart and a lease): not looping; the end state judges it",
+			crashes, time.Since(lastCrash).Round(time.Millisecond)))
+		return nil
+	}
 	for lastRead := (time.Time{}); time.Since(start)-harnessTime <= bound; {
 		select {
 		case got := <-caught:
@@ -99,6 +107,9 @@ func (c *check) crashLoop() *harness.Failure {
 				c.record("CrashLoop", "operator", pay, fmt.Sprintf("after %d crashes, neither pending nor dead: no-loss judges it at the end", crashes))
 				return nil
 			}
+			if crashes > 0 && len(restarts) == 0 && time.Since(lastCrash) > quiet {
+				return notLooping()
+			}
 		}
 		if c.abandoned() {
 			return nil
@@ -110,12 +121,10 @@ func (c *check) crashLoop() *harness.Failure {
 		c.record("CrashLoop", "operator", pay, fmt.Sprintf("not judged: no relay published it within %v", bound))
 		return nil
 	}
-	if quiet := c.opts.Recovery + crashRestart + c.opts.Lease; time.Since(lastCrash) > quiet {
+	if time.Since(lastCrash) > quiet {
 		// Not claimed again: no crash loop, whatever became of it (a
 		// relay that lost it when it died). The end state judges it.
-		c.record("CrashLoop", "operator", pay, fmt.Sprintf("after %d crashes, not published again for %v (a recovery, a restart and a lease): not looping; no-loss judges it at the end",
-			crashes, time.Since(lastCrash).Round(time.Millisecond)))
-		return nil
+		return notLooping()
 	}
 	c.judged.step("crash-loop")
 	c.record("CrashLoop", "operator", pay, fmt.Sprintf("not dead within %v, after %d crashes", bound, crashes))
