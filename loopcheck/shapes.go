@@ -18,6 +18,9 @@ import (
 //     or marked the event done before its publish never publishes it
 //     again); tried for a no-loss failure, judged only for a subject that
 //     shows its dead letters;
+//   - changed under the relays: a schema change, then a commit (a relay
+//     that decodes against the columns it knew); tried when the failing
+//     schedule changed the schema;
 //   - down while committed: let the relays settle, stop every relay, commit,
 //     restart them (a relay that skips what was committed while it was
 //     down, or loses what it held when it died); tried when the failing
@@ -42,6 +45,9 @@ func (sh *shrinker) shapes() []Schedule {
 	var out []Schedule
 	if sh.property == "no-loss" && !sh.best.cold() {
 		out = append(out, sh.coldStart(), sh.crashedMidPublish())
+	}
+	if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "schema-change" }) {
+		out = append(out, append(sh.zoned(), Step{Kind: "schema-change"}, Step{Kind: "commit", N: 1}))
 	}
 	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {

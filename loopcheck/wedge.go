@@ -132,6 +132,14 @@ func (c *check) unprobeable(wedged int, pay string) string {
 	if c.holding.Load() > 0 {
 		return "a held transaction is open: it may hold back what a relay reads"
 	}
+	// So may a relay cut off (other than the one wedged on purpose): its
+	// open transaction, or a lock the relays take turns on (one forwarder
+	// of a group at a time).
+	for j := range c.relays {
+		if l := dispatcher(j).String(); j != wedged && c.net.Faulty(l) {
+			return l + "'s link is faulted: what it holds may hold back the other relays"
+		}
+	}
 	if why := c.bro.blocked(pay); why != "" {
 		return why
 	}
