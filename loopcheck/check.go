@@ -317,6 +317,8 @@ func (c *check) step(st Step) {
 		c.coldStep()
 	case "schema-change":
 		c.schemaChange()
+	case "stop-mid-batch":
+		c.stopMidBatch()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

@@ -25,6 +25,7 @@ var nemesisKinds = []nemesisKind{
 	{string(faults.LostReply), "a request reaches the server, its reply is lost; affected: replies lost"},
 	{"kill", "a relay killed; struck: it was running"},
 	{"stop", "a relay stopped gracefully; struck: it was running; affected: it did not return in time and was killed"},
+	{"stop-mid-batch", "a relay stopped by its own stop (a Stopper's) while publishing the first of three payments committed together; struck: one was; affected: it did not return in time and was killed"},
 	{"wedge", "a relay caught mid-publish, its link severed; affected: it held a transaction with row locks"},
 	{"strand", "a relay caught mid-publish, its link severed for good, its publish never reaching the broker; affected: it held a transaction with row locks"},
 	{"hold-tx", "a REPEATABLE READ transaction holding ACCESS SHARE on every table; struck: it was opened"},

@@ -75,5 +75,8 @@ func (r *runner) moreKinds() []string {
 	if _, ok := capability[SchemaChanger](r.subj); ok {
 		out = append(out, "schema-change")
 	}
+	if _, ok := capability[Stopper](r.subj); ok {
+		out = append(out, "stop-mid-batch")
+	}
 	return out
 }

@@ -221,3 +221,26 @@ func TestCloseAcksUnsentIsKilledByNoLoss(t *testing.T) {
 		t.Fatalf("the graceful reference failed (%v): %+v", err, f)
 	}
 }
+
+// The stop-mid-batch step asks a relay to stop through its own Stop
+// while it publishes the first of three payments claimed together: a
+// Close that acks the unsent rest is caught every time, with no slow
+// broker to time it by (the shrinker's shape: one relay left, as two
+// relays' claims may split the batch); the graceful reference passes.
+func TestStopMidBatchCatchesCloseAcksUnsent(t *testing.T) {
+	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "pause", For: refloop.Recovery, Settle: true}, {Kind: "kill", N: 1}, {Kind: "stop-mid-batch"}}
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
+	n, f, err := loopcheck.Replay(refloop.CloseAcksUnsent, opts, s, "no-loss", 5)
+	if err != nil || n != 5 {
+		t.Fatalf("killed by no-loss %d of 5 (%v): %+v", n, err, f)
+	}
+	story := f.History.Story()
+	for _, want := range []string{"StopMidBatch", "its stop asked mid-publish", "stopped by its Stop"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story lacks %q:\n%s", want, story)
+		}
+	}
+	if n, g, err := loopcheck.Replay(refloop.Graceful, opts, s, "", 3); err != nil || n != 0 {
+		t.Fatalf("the graceful reference failed (%v): %+v", err, g)
+	}
+}

@@ -165,7 +165,12 @@ func (c *check) terminate(a harness.Actor) (int, error) {
 // publisher revoked, so a publish after its return is a zombie's. One
 // that does not return within returnTimeout is killed. It says whether
 // there was a running incarnation, and whether it had to be killed.
-func (c *check) stop(i int) (running, killed bool) {
+func (c *check) stop(i int) (running, killed bool) { return c.stopThen(i, nil) }
+
+// stopThen is stop, calling then (if set) once the stop is asked and
+// before waiting for Dispatch to return: stop-mid-batch lets the publish
+// it holds go on there.
+func (c *check) stopThen(i int, then func()) (running, killed bool) {
 	rl := c.relays[i]
 	if rl == nil {
 		c.record("StopDispatcher", dispatcher(i).String(), "", "skipped: not running (nothing to stop)")
@@ -184,6 +189,9 @@ func (c *check) stop(i int) (running, killed bool) {
 		}
 	} else {
 		rl.cancel()
+	}
+	if then != nil {
+		then()
 	}
 	select {
 	case <-rl.done:

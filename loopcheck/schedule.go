@@ -16,7 +16,9 @@ type Step struct {
 	// Kind is commit, rollback, partition, heal, kill, restart,
 	// broker-down, broker-up, broker-slow, ack-lost, poison, slow-payment,
 	// redeliver, crash-consumer, timezone, pause, stop (a graceful one),
-	// hold-tx, wedge, strand, head-of-line or crash-loop.
+	// hold-tx, wedge, strand, head-of-line or crash-loop; for subjects
+	// that can take them, freeze, schema-change or stop-mid-batch; and
+	// cold, a shrinking shape.
 	Kind string `json:"kind"`
 	N    int    `json:"n,omitempty"` // commit, broker-slow: payments; kill/restart: dispatcher; redeliver: message index; poison, slow-payment: payment
 	// After is a partition's requests before it strikes, or a poison's
@@ -73,6 +75,8 @@ func (s Step) String() string {
 		return "cold: the relays start at their restart steps, or at the drain"
 	case "schema-change":
 		return "schema-change of the outbox table"
+	case "stop-mid-batch":
+		return fmt.Sprintf("stop-mid-batch: commit %d, stop the relay publishing the first", stopMidBatchPayments)
 	case "broker-slow":
 		return fmt.Sprintf("broker-slow %v, acks %s late, %d payments into it in one transaction", s.For, aimText(s.Delay, s.Aim), s.N)
 	case "slow-payment":

@@ -21,6 +21,10 @@ import (
 //   - changed under the relays: a schema change, then a commit (a relay
 //     that decodes against the columns it knew); tried when the failing
 //     schedule changed the schema;
+//   - stopped mid-batch, by its own stop: let the relays settle, kill
+//     every relay but one (two relays' claims may split the batch),
+//     then the stop-mid-batch step (a Close that acks the rest of its
+//     batch unsent); tried when the failing schedule had one;
 //   - down while committed: let the relays settle, stop every relay, commit,
 //     restart them (a relay that skips what was committed while it was
 //     down, or loses what it held when it died); tried when the failing
@@ -48,6 +52,9 @@ func (sh *shrinker) shapes() []Schedule {
 	}
 	if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "schema-change" }) {
 		out = append(out, append(sh.zoned(), Step{Kind: "schema-change"}, Step{Kind: "commit", N: 1}))
+	}
+	if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "stop-mid-batch" }) {
+		out = append(out, sh.stoppedMidBatchByItsStop())
 	}
 	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
@@ -118,6 +125,16 @@ func (sh *shrinker) stoppedMidBatch() Schedule {
 	return append(s, Step{Kind: "broker-slow", For: window, Delay: late.Delay, Aim: late.Aim, N: 3},
 		Step{Kind: "restart", N: 0}, Step{Kind: "pause", For: 100 * time.Millisecond},
 		Step{Kind: "stop", N: 0}, Step{Kind: "restart", N: 0})
+}
+
+// stoppedMidBatchByItsStop is the stopped-mid-batch-by-its-own-stop
+// shape, in the failing schedule's time zone.
+func (sh *shrinker) stoppedMidBatchByItsStop() Schedule {
+	s := append(sh.zoned(), Step{Kind: "commit", N: 1}, sh.settle())
+	for i := 1; i < sh.dispatchers; i++ {
+		s = append(s, Step{Kind: "kill", N: i})
+	}
+	return append(s, Step{Kind: "stop-mid-batch"})
 }
 
 // downWhileCommitted is the down-while-committed shape, in the failing

@@ -49,8 +49,14 @@ func (c *check) wedge() *harness.Failure {
 // story and the coverage saying so (as action's, "what"), when none
 // came within wedgeWait.
 func (c *check) catchPublish(action, what string) (h *hold, got heldPublish, ok bool) {
+	return c.catchPublishOf(1, action, what)
+}
+
+// catchPublishOf is catchPublish with n payments for bait, committed in
+// one transaction (a relay claims them as one batch).
+func (c *check) catchPublishOf(n int, action, what string) (h *hold, got heldPublish, ok bool) {
 	h = c.bro.holdNext()
-	c.produce(true)
+	c.produceN(n, true)
 	select {
 	case got = <-h.held:
 		return h, got, true

@@ -27,6 +27,10 @@ type Subject struct {
 var Passing = []Subject{
 	{Name: "reference", New: refloop.New, Recovery: refloop.Recovery},
 	{Name: "slow-rescan", New: refloop.SlowRescan, Recovery: refloop.SlowRescanRecovery},
+	// The reference stopped through its own Stop (a Close): the correct
+	// Stopper that close-acks-unsent breaks, and what stop-mid-batch
+	// steps must not fail.
+	{Name: "graceful", New: refloop.Graceful, Recovery: refloop.Recovery},
 	{Name: "cdc", New: cdcloop.New, Recovery: cdcloop.Recovery, Settings: cdcloop.ServerSettings},
 }
 
