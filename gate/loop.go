@@ -66,7 +66,7 @@ func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	}
 	defer drop()
 	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C,
-		Parallel: c.Parallel}
+		Parallel: c.Parallel, JetStream: c.JetStream, DedupeWindow: c.DedupeWindow}
 	if c.TimeLimit > 0 {
 		lopts.Deadline = time.Now().Add(c.TimeLimit)
 	}

@@ -33,6 +33,10 @@ type RunConfig struct {
 	SQLSchema     string
 	Loop          bool // the loop contract instead of the step contract
 	Parallel      int  // Loop: schedules at once; 0 the default
+	// JetStream (Loop): a real broker, an embedded NATS JetStream behind
+	// its own link; DedupeWindow its Nats-Msg-Id window (0: 2 s).
+	JetStream    bool
+	DedupeWindow time.Duration
 	// Process, with Loop, is a subject in any language: the program and
 	// its arguments (proccheck.Command), run in ProcessDir (absolute).
 	Process    []string

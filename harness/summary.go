@@ -68,6 +68,11 @@ type BrokerCoverage struct {
 	// lease ran out): what an at-least-once relay does, and what a
 	// consumer's dedupe must absorb.
 	Duplicates int
+	// StoredTwice counts, with a real broker that deduplicates by message
+	// id (JetStream), the events its stream holds more than once beyond
+	// the first: retries that came after its dedupe window, which a
+	// consumer without an inbox would apply again.
+	StoredTwice int
 }
 
 // CrashCoverage counts crashes, and how many crash points were reached.

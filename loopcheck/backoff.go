@@ -17,7 +17,7 @@ const backoffSlack = 10 * time.Millisecond
 // the broker down, the event poison, or the ack lost. After one, a
 // correct subject records the failure and its backoff before it retries.
 func refused(a Attempt) bool {
-	return !a.Expired && (a.Outcome == "down" || a.Outcome == "poison" || a.Outcome == "ack-lost")
+	return !a.Expired && (a.Outcome == "down" || a.Outcome == "poison" || a.Outcome == "ack-lost" || a.Outcome == "no-reply")
 }
 
 // backoff: after an event's k-th failed publish, its next publish comes

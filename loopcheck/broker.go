@@ -45,7 +45,7 @@ type Attempt struct {
 	PaymentID string
 	At        time.Duration
 	Relay     string // "dispatcher-0#2": dispatcher 0, its second incarnation
-	Outcome   string // accepted, accepted-late (a slow ack), down, dead, poison, ack-lost, crashed
+	Outcome   string // accepted, accepted-late (a slow ack), down, dead, poison, ack-lost, crashed, no-reply (a real broker's ack did not come back over its link)
 	// Expired: the caller's context was already done when it called, so
 	// it cannot have recorded the outcome on that context either.
 	Expired bool
@@ -92,6 +92,10 @@ type broker struct {
 	acksUntil time.Time
 	// spells are the faults cast on the broker, with what each changed.
 	spells []*spell
+	// real is the JetStream broker behind this one (Options.JetStream):
+	// what this one accepts goes on to it, and log is what its stream
+	// holds (jetstream.go).
+	real *realBroker
 }
 
 // lateness is a slow payment: its acks are delay late until until.
@@ -286,8 +290,11 @@ func (b *broker) heal() {
 // An accepted publish in a slow window is acknowledged after the delay,
 // or fails with ctx's error if the caller gives up first: the message is
 // in the broker either way (an ambiguous publish, as on a real broker).
-func (b *broker) publish(ctx context.Context, m harness.Message, relay string, dead bool) error {
+func (b *broker) publish(ctx context.Context, m harness.Message, relay string, dead bool, rp *realPublisher) error {
 	err, wait := b.take(m, relay, dead, ctx.Err() != nil)
+	if rerr := b.sendReal(ctx, m, relay, rp, err); rerr != nil {
+		return rerr
+	}
 	if err != nil || wait == 0 {
 		return err
 	}
@@ -349,7 +356,9 @@ func (b *broker) take(m harness.Message, relay string, dead, expired bool) (erro
 		a.Outcome, err = "down", ErrBrokerDown
 		b.hitWindows("broker-down", time.Now())
 	default:
-		b.log = append(b.log, m)
+		if b.real == nil { // else the stream has it once sent (sendReal)
+			b.log = append(b.log, m)
+		}
 		if b.ackLose > 0 {
 			b.ackLose--
 			a.Outcome, err = "ack-lost", ErrAckLost
@@ -392,10 +401,10 @@ func (b *broker) ambiguous() map[string]bool {
 	defer b.mu.Unlock()
 	out, accepted := map[string]bool{}, map[string]bool{}
 	for _, a := range b.attempts {
-		if a.Outcome == "ack-lost" || a.Outcome == "accepted-late" || accepted[a.PaymentID] {
+		if a.Outcome == "ack-lost" || a.Outcome == "accepted-late" || a.Outcome == "no-reply" || accepted[a.PaymentID] {
 			out[a.PaymentID] = true
 		}
-		if a.Outcome == "accepted" || a.Outcome == "accepted-late" || a.Outcome == "ack-lost" {
+		if a.Outcome == "accepted" || a.Outcome == "accepted-late" || a.Outcome == "ack-lost" || a.Outcome == "no-reply" {
 			accepted[a.PaymentID] = true
 		}
 	}
@@ -403,6 +412,7 @@ func (b *broker) ambiguous() map[string]bool {
 }
 
 func (b *broker) messages() []harness.Message {
+	_ = b.fetch() // a failed read is read again next time (read() reports it)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]harness.Message(nil), b.log...)
@@ -438,6 +448,7 @@ type publisher struct {
 	dead   bool
 	gone   chan struct{} // closed once killed for good: a publish that crashed it returns
 	onDead func(m harness.Message)
+	real   *realPublisher // its connection to the real broker, if there is one
 }
 
 func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
@@ -460,7 +471,7 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 			return ctx.Err() // given up on while held: it never reached the broker
 		}
 	}
-	err := p.b.publish(ctx, m, p.relay, dead)
+	err := p.b.publish(ctx, m, p.relay, dead, p.real)
 	if h := held; h != nil && h.frozeFor > 0 && err == nil {
 		p.b.lateBy(m.ID, p.relay, h.frozeFor)
 	}
@@ -470,7 +481,12 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 	return err
 }
 
-func (p *publisher) kill() { p.mu.Lock(); p.dead = true; p.mu.Unlock() }
+func (p *publisher) kill() {
+	p.mu.Lock()
+	p.dead = true
+	p.mu.Unlock()
+	p.real.close() // its process's connection ends with it
+}
 
 // buried ends a publish its event crashed: only once the incarnation is
 // wholly dead (its link down, its sessions ended, its context cancelled),

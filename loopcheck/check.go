@@ -97,6 +97,10 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
+	c.healBrokerLink()
+	if err := c.useJetStream(); err != nil {
+		return nil, err
+	}
 	if err := c.setZone(s.zone()); err != nil {
 		return nil, err
 	}
@@ -139,6 +143,7 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	if err := c.healAll(); err != nil {
 		return nil, err
 	}
+	c.healBrokerLink()
 	c.bro.heal()
 	for i := range r.opts.Dispatchers {
 		if c.relays[i] == nil {
@@ -262,6 +267,7 @@ func (c *check) shutdown() {
 	}
 	c.awaitLingering()
 	c.tally.attempts(c.bro.record())
+	c.tally.stored(c.bro.storedTwice())
 	c.tally.spells(c.bro.castSpells())
 	if c.stopC != nil {
 		c.stopC()
@@ -319,6 +325,8 @@ func (c *check) step(st Step) {
 		c.schemaChange()
 	case "stop-mid-batch":
 		c.stopMidBatch()
+	case "broker-link":
+		c.brokerLink(st)
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

@@ -27,6 +27,9 @@ func (r Result) Coverage() string {
 		s += "; INJECTED BUT NEVER STRUCK: " + strings.Join(idle, ", ")
 	}
 	s += fmt.Sprintf("; broker down %v in all; publishes after death %d (refused); duplicate publishes %d", r.Loop.Downtime.Round(time.Millisecond), r.Loop.Zombies, r.Broker.Duplicates)
+	if r.Options.JetStream {
+		s += fmt.Sprintf("; JetStream: stored twice %d (retries past its %v dedupe window)", r.Broker.StoredTwice, r.Options.withDefaults().DedupeWindow)
+	}
 	if r.Loop.Stuck > 0 {
 		s += fmt.Sprintf("; %d killed incarnations never returned from Dispatch", r.Loop.Stuck)
 	}

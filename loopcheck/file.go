@@ -83,7 +83,7 @@ func (s Step) valid(dispatchers int) error {
 		if s.At != harness.BeforeCommit && s.At != harness.AfterCommit {
 			return fmt.Errorf("unknown failpoint %q", s.At)
 		}
-	case "partition":
+	case "partition", "broker-link":
 		if !slices.Contains(faults.Loop, s.Fault) {
 			return fmt.Errorf("unknown fault %q", s.Fault)
 		}

@@ -78,5 +78,8 @@ func (r *runner) moreKinds() []string {
 	if _, ok := capability[Stopper](r.subj); ok {
 		out = append(out, "stop-mid-batch")
 	}
+	if r.js != nil {
+		out = append(out, "broker-link")
+	}
 	return out
 }

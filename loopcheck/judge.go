@@ -71,6 +71,9 @@ func (c *check) read() (endState, error) {
 		return nil
 	})
 	c.noteFault(err)
+	if ferr := c.bro.fetch(); ferr != nil && err == nil {
+		err = fmt.Errorf("the broker's stream: %w", ferr) // not judged on a log read in part
+	}
 	msgs := c.bro.messages()
 	e.tries = c.bro.tries()
 	e.msgs, e.carried = len(msgs), map[string]bool{}

@@ -38,6 +38,15 @@ type Options struct {
 	GiveUp time.Duration `json:"give_up"`
 	// CallTimeout bounds each harness call. Default 2 s.
 	CallTimeout time.Duration `json:"call_timeout"`
+	// JetStream makes the broker a real one: an embedded NATS JetStream
+	// server per runner (brokers/jetstream) behind its own link, which
+	// broker-link steps partition. The harness's own broker faults
+	// (outages, poison, slow and lost acks) still decide before a publish
+	// goes on the wire; what the stream holds is what the consumer gets
+	// and the judge reads. DedupeWindow is its stream's Nats-Msg-Id
+	// window (default 2 s).
+	JetStream    bool          `json:"jetstream,omitempty"`
+	DedupeWindow time.Duration `json:"dedupe_window,omitempty"`
 	// Steps is the average length of a schedule. Default 12, at most 200.
 	Steps int `json:"steps"`
 	// Tries is how many times a shrink candidate runs, until it fails
@@ -107,6 +116,9 @@ func (o Options) withDefaults() Options {
 	def(&o.RetryBudget, 500*time.Millisecond)
 	def(&o.Recovery, 3*time.Second)
 	def(&o.CallTimeout, 2*time.Second)
+	if o.JetStream {
+		def(&o.DedupeWindow, 2*time.Second)
+	}
 	def(&o.GiveUp, time.Duration(o.MaxAttempts)*16*o.BackoffBase)
 	return o
 }

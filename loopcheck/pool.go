@@ -3,6 +3,7 @@ package loopcheck
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 	"time"
@@ -92,8 +93,15 @@ func (r *runner) network() faults.Coverage {
 // name together.
 func (r *runner) linkCoverage() map[string]faults.Coverage {
 	out := r.net.LinkCoverage()
+	if r.js != nil {
+		maps.Copy(out, r.js.Net.LinkCoverage())
+	}
 	for _, o := range r.peers {
-		for l, c := range o.net.LinkCoverage() {
+		other := o.net.LinkCoverage()
+		if o.js != nil {
+			maps.Copy(other, o.js.Net.LinkCoverage())
+		}
+		for l, c := range other {
 			if out[l] == nil {
 				out[l] = faults.Coverage{}
 			}

@@ -33,7 +33,7 @@ func (c *check) publishOnce(endState) *harness.Failure {
 	var order []string
 	for _, a := range c.bro.record() {
 		switch {
-		case a.Outcome == "ack-lost" || a.Outcome == "accepted-late" && (a.GaveUp || a.Expired):
+		case a.Outcome == "ack-lost" || a.Outcome == "no-reply" || a.Outcome == "accepted-late" && (a.GaveUp || a.Expired):
 			unsure[a.EventID] = true
 		case a.Outcome == "accepted" || a.Outcome == "accepted-late":
 		default:

@@ -49,7 +49,7 @@ func (c *check) startRelay(i int) {
 	pub := &publisher{b: c.bro, relay: name, index: i, gone: make(chan struct{}), onDead: func(m harness.Message) {
 		c.tally.zombie()
 		c.record("ZombiePublish", dispatcher(i).String(), name+": "+m.ID+" of "+m.AggregateID, "refused: this incarnation was killed")
-	}}
+	}, real: c.realPublisher(name)}
 	rl := &relay{cancel: cancel, pub: pub, done: make(chan struct{})}
 	go func() {
 		defer close(rl.done)

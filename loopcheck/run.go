@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"pgregory.net/rapid"
 
+	"github.com/outboxcheck/outboxcheck/brokers/jetstream"
 	"github.com/outboxcheck/outboxcheck/faults"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/pgscratch"
@@ -157,6 +158,9 @@ type runner struct {
 	// failed it: every committed payment's outcome.
 	outcomes []harness.PaymentOutcome
 	judged   judged // the last schedule's judgements
+	// js is the real broker (Options.JetStream), nil for the harness's
+	// in-memory one.
+	js *jetstream.Broker
 }
 
 func open(newSubject NewSubject, opts Options, t *tally) (*runner, error) {
@@ -177,7 +181,16 @@ func open(newSubject NewSubject, opts Options, t *tally) (*runner, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if opts.JetStream {
+		if r.js, err = jetstream.Start(ctx, jetstream.Options{DedupeWindow: opts.DedupeWindow, CallTimeout: opts.CallTimeout}); err != nil {
+			r.net.Close()
+			return nil, err
+		}
+	}
 	if r.admin, err = pgx.Connect(ctx, opts.DatabaseURL); err != nil {
+		if r.js != nil {
+			r.js.Close()
+		}
 		r.net.Close()
 		return nil, fmt.Errorf("harness session: %w", err)
 	}
@@ -255,6 +268,9 @@ func (r *runner) close() {
 }
 
 func (r *runner) closeHarness() {
+	if r.js != nil {
+		r.js.Close()
+	}
 	r.net.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -17,14 +17,15 @@ type Step struct {
 	// broker-down, broker-up, broker-slow, ack-lost, poison, slow-payment,
 	// redeliver, crash-consumer, timezone, pause, stop (a graceful one),
 	// hold-tx, wedge, strand, head-of-line or crash-loop; for subjects
-	// that can take them, freeze, schema-change or stop-mid-batch; and
+	// that can take them, freeze, schema-change or stop-mid-batch; with
+	// a real broker, broker-link (a network fault on its wire); and
 	// cold, a shrinking shape.
 	Kind string `json:"kind"`
 	N    int    `json:"n,omitempty"` // commit, broker-slow: payments; kill/restart: dispatcher; redeliver: message index; poison, slow-payment: payment
 	// After is a partition's requests before it strikes, or a poison's
 	// refusals (0: every publish, for ever).
 	Link  string      `json:"link,omitempty"`  // partition, heal: the actor's link
-	Fault faults.Kind `json:"fault,omitempty"` // partition
+	Fault faults.Kind `json:"fault,omitempty"` // partition, broker-link
 	After int         `json:"after,omitempty"`
 	// For is a pause's length, a broker outage's or slow window's length
 	// of real time, or how long a poison or a slow payment lasts (a
@@ -75,6 +76,8 @@ func (s Step) String() string {
 		return "cold: the relays start at their restart steps, or at the drain"
 	case "schema-change":
 		return "schema-change of the outbox table"
+	case "broker-link":
+		return fmt.Sprintf("broker-link %s for %v, a payment committed into it", s.Fault, s.For)
 	case "stop-mid-batch":
 		return fmt.Sprintf("stop-mid-batch: commit %d, stop the relay publishing the first", stopMidBatchPayments)
 	case "broker-slow":
@@ -202,6 +205,9 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int, aims []time.Du
 		return Step{Kind: k, Link: rapid.SampledFrom(links).Draw(t, "link")}
 	case "schema-change":
 		return Step{Kind: k}
+	case "broker-link":
+		return Step{Kind: k, Fault: rapid.SampledFrom(faults.Loop).Draw(t, "fault"),
+			For: ms(50, int(maxBrokerLinkFault/time.Millisecond), "broker-link-ms")}
 	case "freeze":
 		// Frozen around the lease, or two or three of them: its claim
 		// runs out meanwhile, or just does not.

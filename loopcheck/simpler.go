@@ -42,6 +42,8 @@ func simpler(st Step) []Step {
 		}
 	case "timezone":
 		with(func(c *Step) { c.Zone = "UTC" })
+	case "broker-link":
+		with(func(c *Step) { c.Fault = faults.Loop[0] })
 	case "broker-slow":
 		with(func(c *Step) { c.N = min(c.N, 1) })
 	case "pause", "hold-tx":

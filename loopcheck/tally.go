@@ -26,6 +26,7 @@ type tally struct {
 	partitions                         map[string]int // "link kind" → faults put on that link
 	refused                            int            // publishes the broker refused while down
 	duplicates                         int            // publishes the broker accepted of an event it had
+	storedTwice                        int            // messages a real broker's stream holds of an event it held
 	quits                              int            // incarnations whose Dispatch returned unasked
 	consumerScheduled, consumerReached int
 	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
@@ -54,7 +55,7 @@ func (t *tally) attempts(as []Attempt) {
 		switch a.Outcome {
 		case "down":
 			t.refused++
-		case "accepted", "accepted-late", "ack-lost":
+		case "accepted", "accepted-late", "ack-lost", "no-reply":
 			if carried[a.EventID] {
 				t.duplicates++
 			}
@@ -114,7 +115,7 @@ func (r *runner) summarize(sum *harness.Summary) {
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
 	sum.Crashes.Dispatcher = r.tally.kills
-	sum.Broker.Refused, sum.Broker.Duplicates = r.tally.refused, r.tally.duplicates
+	sum.Broker.Refused, sum.Broker.Duplicates, sum.Broker.StoredTwice = r.tally.refused, r.tally.duplicates, r.tally.storedTwice
 	sum.Crashes.ConsumerScheduled, sum.Crashes.ConsumerReached = r.tally.consumerScheduled, r.tally.consumerReached
 	sum.NotApplicable = map[string]string{}
 	for k, v := range loopOnly {

@@ -21,6 +21,9 @@ func (r *Report) markdownNetwork(p func(string, ...any)) {
 	p("| broker: refused | %d | | |", r.Coverage.BrokerRefused)
 	p("| broker: ack lost | %d | | |", r.Coverage.BrokerAckLost)
 	p("| broker: duplicate publishes | %d | | |", r.Coverage.BrokerDuplicates)
+	if r.Coverage.BrokerStoredTwice > 0 {
+		p("| broker: stored twice (JetStream, past its dedupe window) | %d | | |", r.Coverage.BrokerStoredTwice)
+	}
 	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {
 		p("| crash: %s | %d | | |", strings.ReplaceAll(k, "_", " "), r.Coverage.Crashes[k])
 	}

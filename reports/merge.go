@@ -58,6 +58,7 @@ func Merge(rs []*Report) (*Report, error) {
 		m.Coverage.BrokerRefused += r.Coverage.BrokerRefused
 		m.Coverage.BrokerAckLost += r.Coverage.BrokerAckLost
 		m.Coverage.BrokerDuplicates += r.Coverage.BrokerDuplicates
+		m.Coverage.BrokerStoredTwice += r.Coverage.BrokerStoredTwice
 		for _, p := range r.Properties {
 			i, ok := props[p.Name]
 			if !ok {

@@ -149,9 +149,13 @@ type Coverage struct {
 	BrokerAckLost int                     `json:"broker_ack_lost"`
 	// BrokerDuplicates: publishes the broker accepted of an event it
 	// already had (at-least-once publishing at work).
-	BrokerDuplicates int               `json:"broker_duplicates"`
-	Crashes          map[string]int    `json:"crashes"`
-	NotApplicable    map[string]string `json:"not_applicable"`
+	BrokerDuplicates int `json:"broker_duplicates"`
+	// BrokerStoredTwice: with a real broker (JetStream), messages its
+	// stream holds of an event it already held: retries past its dedupe
+	// window.
+	BrokerStoredTwice int               `json:"broker_stored_twice,omitempty"`
+	Crashes           map[string]int    `json:"crashes"`
+	NotApplicable     map[string]string `json:"not_applicable"`
 	// NeverSucceeded names each kind of subject call that was made and
 	// never succeeded, with its count and first error: a run that passed
 	// while an operation never worked says so.

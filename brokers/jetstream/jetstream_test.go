@@ -174,3 +174,21 @@ func TestCloseLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// Reset empties the stream and its dedupe memory: the same id published
+// again right after is stored.
+func TestResetForgetsMessagesAndIDs(t *testing.T) {
+	b := start(t, time.Minute)
+	p := publisher(t, b)
+	retry(t, p, event)
+	if err := b.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := stored(t, b); len(msgs) != 0 {
+		t.Fatalf("after Reset the stream holds %+v", msgs)
+	}
+	retry(t, p, event)
+	if msgs, err := b.Since(context.Background(), 0); err != nil || len(msgs) != 1 || p.DuplicateAcks() != 0 {
+		t.Fatalf("after Reset, the same id again: %+v, %v, %d duplicate acks", msgs, err, p.DuplicateAcks())
+	}
+}

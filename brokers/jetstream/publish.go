@@ -36,8 +36,12 @@ func (b *Broker) NewPublisher(name string) (*Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
+	// No reconnect buffer: a publish made while the link is down fails
+	// at once, rather than wait in this process's memory and reach the
+	// stream whenever the link comes back, after its relay gave up on it
+	// or died.
 	conn, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond),
-		nats.Timeout(b.opts.CallTimeout), nats.RetryOnFailedConnect(true))
+		nats.Timeout(b.opts.CallTimeout), nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: publisher %s: %w", name, err)
 	}

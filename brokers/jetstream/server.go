@@ -99,16 +99,23 @@ func Start(ctx context.Context, opts Options) (b *Broker, err error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
 	defer cancel()
-	b.stream, err = b.js.CreateStream(cctx, jetstream.StreamConfig{Name: Stream, Subjects: []string{Subject},
-		Storage: jetstream.MemoryStorage, Duplicates: opts.DedupeWindow})
-	if err != nil {
-		return b, fmt.Errorf("jetstream: stream: %w", err)
+	if err = b.createStream(cctx); err != nil {
+		return b, err
 	}
 	b.Net = faults.NewNet(b.srv.Addr().String())
 	if _, err = b.Net.Link(Link); err != nil {
 		return b, err
 	}
 	return b, nil
+}
+
+func (b *Broker) createStream(ctx context.Context) (err error) {
+	b.stream, err = b.js.CreateStream(ctx, jetstream.StreamConfig{Name: Stream, Subjects: []string{Subject},
+		Storage: jetstream.MemoryStorage, Duplicates: b.opts.DedupeWindow})
+	if err != nil {
+		return fmt.Errorf("jetstream: stream: %w", err)
+	}
+	return nil
 }
 
 // StoreDir is the server's store, removed at Close.

@@ -17,7 +17,11 @@ type Stored struct {
 
 // Messages reads back every message the stream holds, straight from
 // the server (not through the link), in order.
-func (b *Broker) Messages(ctx context.Context) ([]Stored, error) {
+func (b *Broker) Messages(ctx context.Context) ([]Stored, error) { return b.Since(ctx, 0) }
+
+// Since reads back the messages the stream holds after sequence number
+// after, in order.
+func (b *Broker) Since(ctx context.Context, after uint64) ([]Stored, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
 	info, err := b.stream.Info(ctx)
@@ -25,7 +29,7 @@ func (b *Broker) Messages(ctx context.Context) ([]Stored, error) {
 		return nil, fmt.Errorf("jetstream: stream info: %w", err)
 	}
 	var out []Stored
-	for seq := info.State.FirstSeq; seq > 0 && seq <= info.State.LastSeq; seq++ {
+	for seq := max(info.State.FirstSeq, after+1); seq > 0 && seq <= info.State.LastSeq; seq++ {
 		raw, err := b.stream.GetMsg(ctx, seq)
 		if err != nil {
 			return nil, fmt.Errorf("jetstream: message %d: %w", seq, err)
@@ -37,6 +41,18 @@ func (b *Broker) Messages(ctx context.Context) ([]Stored, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Reset empties the broker for a new schedule: the stream is deleted and
+// made again, its messages and its dedupe memory gone (a purge would
+// keep the ids it saw within the window).
+func (b *Broker) Reset(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	if err := b.js.DeleteStream(ctx, Stream); err != nil {
+		return fmt.Errorf("jetstream: delete the stream: %w", err)
+	}
+	return b.createStream(ctx)
 }
 
 // Duplicates counts, per Nats-Msg-Id, the messages the stream holds

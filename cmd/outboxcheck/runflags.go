@@ -48,6 +48,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	process := fs.String("process", "", "a subject in any language, through the process contract (docs/process-subjects.md): its command and arguments, split on spaces, run directly (no shell); each process gets its role as a last argument; implies --loop")
 	recovery := fs.Duration("recovery", 0, "with --process: the subject's declared recovery, the longest it may go without progress once everything is healed before what is pending is late (default 10s: its relays start as processes again after kills and at the drain, slowly on a loaded machine)")
 	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
+	js := fs.Bool("jetstream", false, "with --loop: publish to a real broker, an embedded NATS JetStream behind its own fault link (broker-link steps partition it), instead of the harness's in-memory one")
+	dedupe := fs.Duration("dedupe-window", 0, "with --jetstream: the stream's Nats-Msg-Id duplicate window (default 2s)")
 	var settings settingFlags
 	fs.Var(&settings, "pg-setting", "a server setting the run needs, name=value (repeatable), e.g. wal_level=logical for your own WAL-reading relay: the harness's own server starts with it; one given by URL must already run with it (the CLI's cdc subjects ask for theirs)")
 	if help, err := parse(fs, args); help || err != nil {
@@ -74,11 +76,20 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	case set["recovery"] && *recovery <= 0:
 		return nil, false, usageErrorf("--recovery must be positive, got %v", *recovery)
 	}
+	switch {
+	case set["dedupe-window"] && !*js:
+		return nil, false, usageErrorf("--dedupe-window is for --jetstream")
+	case set["dedupe-window"] && *dedupe <= 0:
+		return nil, false, usageErrorf("--dedupe-window must be positive, got %v", *dedupe)
+	case *js && !*loop && *process == "":
+		return nil, false, usageErrorf("--jetstream is for --loop: the step contract's broker is the model's")
+	}
 	if set["parallel"] && !*loop && *process == "" {
 		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
 	}
 	c := &gate.RunConfig{Subject: *subject, Budget: budget, Faults: !*noFaults, URL: *url, TimeLimit: *timeLimit,
-		Verbose: *verbose, Args: args, Shard: *shard, Parallel: *parallel, OnCheck: testHookCheck, Settings: settings}
+		Verbose: *verbose, Args: args, Shard: *shard, Parallel: *parallel, OnCheck: testHookCheck, Settings: settings,
+		JetStream: *js, DedupeWindow: *dedupe}
 	var needs bool
 	if *process != "" {
 		if set["subject"] {
