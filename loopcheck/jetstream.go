@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -143,8 +144,7 @@ func (c *check) brokerLink(st Step) {
 	until := time.Now().Add(st.For)
 	c.timersMu.Lock()
 	c.timers = append(c.timers, time.AfterFunc(time.Until(until), func() {
-		if net.Faulty(jetstream.Link) {
-			net.Heal(jetstream.Link)
+		if c.healBrokerLink() {
 			c.record("BrokerLinkHealed", "broker", string(st.Fault), "")
 		}
 	}))
@@ -152,11 +152,35 @@ func (c *check) brokerLink(st Step) {
 	c.produce(true)
 }
 
-// healBrokerLink heals the real broker's link (the drain's, a new
-// schedule's).
-func (c *check) healBrokerLink() {
-	if c.runner.js != nil {
-		c.runner.js.Net.Heal(jetstream.Link)
+// healBrokerLink heals the real broker's link (a broker-link step's
+// end, the drain's, a new schedule's), and says whether it was faulty.
+// A publish under way through the fault may have lost its ack on the
+// wire, and its relay then waits out its own deadline for it, as a
+// correct relay of any design would: the harness counts that wait as its
+// own (as a late ack it holds back), so the judge's idle bound starts
+// after it.
+func (c *check) healBrokerLink() bool {
+	if c.runner.js == nil || !c.runner.js.Net.Faulty(jetstream.Link) {
+		return false
+	}
+	c.runner.js.Net.Heal(jetstream.Link)
+	c.bro.busyTill(time.Now().Add(c.ackWait()))
+	return true
+}
+
+// ackWait is how long a relay may wait for an ack lost on the broker's
+// wire: the longest deadline it declares (Deadliner), the lease, or the
+// harness's call timeout, whichever is longest.
+func (c *check) ackWait() time.Duration {
+	return max(slices.Max(c.runner.aims()), c.opts.CallTimeout)
+}
+
+// busyTill makes the broker busy until t at least (busyUntil).
+func (b *broker) busyTill(t time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t.After(b.acksUntil) {
+		b.acksUntil = t
 	}
 }
 
