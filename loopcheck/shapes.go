@@ -21,6 +21,9 @@ import (
 //   - changed under the relays: a schema change, then a commit (a relay
 //     that decodes against the columns it knew); tried when the failing
 //     schedule changed the schema;
+//   - frozen past its lease: let the relays settle, then the failing
+//     schedule's first freeze (a stale relay that wakes and publishes on
+//     a claim no longer its own); tried when the schedule had one;
 //   - stopped mid-batch, by its own stop: let the relays settle, kill
 //     every relay but one (two relays' claims may split the batch),
 //     then the stop-mid-batch step (a Close that acks the rest of its
@@ -55,6 +58,9 @@ func (sh *shrinker) shapes() []Schedule {
 	}
 	if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "stop-mid-batch" }) {
 		out = append(out, sh.stoppedMidBatchByItsStop())
+	}
+	if i := slices.IndexFunc(sh.best, func(st Step) bool { return st.Kind == "freeze" }); i >= 0 {
+		out = append(out, append(sh.zoned(), Step{Kind: "commit", N: 1}, sh.settle(), sh.best[i]))
 	}
 	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
