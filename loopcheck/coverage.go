@@ -28,6 +28,7 @@ var nemesisKinds = []nemesisKind{
 	{"stop-mid-batch", "a relay stopped by its own stop (a Stopper's) while publishing the first of three payments committed together; struck: one was; affected: it did not return in time and was killed"},
 	{"wedge", "a relay caught mid-publish, its link severed; affected: it held a transaction with row locks"},
 	{"strand", "a relay caught mid-publish, its link severed for good, its publish never reaching the broker; affected: it held a transaction with row locks"},
+	{"broker-link", "a network fault (its kind's row on the broker link counts what it did) on the wire to a real broker (JetStream), a payment committed into it; struck: it was put on"},
 	{"hold-tx", "a REPEATABLE READ transaction holding ACCESS SHARE on every table; struck: it was opened"},
 	{"broker-down", "a broker outage; struck: it refused a publish; affected: publishes refused"},
 	{"broker-slow", "a slow-broker window; struck: it acknowledged a publish late; affected: late acknowledgements"},

@@ -139,6 +139,7 @@ func (c *check) brokerLink(st Step) {
 		return
 	}
 	c.tally.partition("broker", st.Fault)
+	c.tally.injected("broker-link", "broker", true, 0)
 	c.disturbFor(st.For + c.opts.Lease)
 	c.record("BrokerLink", "broker", st.String(), "")
 	until := time.Now().Add(st.For)

@@ -159,6 +159,10 @@ func (r *runner) summarize(sum *harness.Summary) {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "schema-change" })
 		sum.NotApplicable["schema-change"] = "the subject's outbox table does not change shape (SchemaChanger): schema changes are not drawn"
 	}
+	if r.js == nil {
+		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "broker-link" })
+		sum.NotApplicable["broker-link"] = "the broker is the harness's in-memory one (Options.JetStream, --jetstream, for a real one): no wire to fault"
+	}
 	if _, ok := capability[Stopper](r.subj); !ok {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "stop-mid-batch" })
 		sum.NotApplicable["stop-mid-batch"] = "the subject's relays have no stop of their own (Stopper): a stop is a context cancel, and stops mid-batch are not drawn"

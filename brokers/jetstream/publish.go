@@ -41,7 +41,8 @@ func (b *Broker) NewPublisher(name string) (*Publisher, error) {
 	// stream whenever the link comes back, after its relay gave up on it
 	// or died.
 	conn, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond),
-		nats.Timeout(b.opts.CallTimeout), nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1))
+		nats.Timeout(b.opts.CallTimeout), nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1),
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})) // the link's faults are the harness's: no stray lines on stderr
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: publisher %s: %w", name, err)
 	}

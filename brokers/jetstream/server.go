@@ -34,6 +34,9 @@ const (
 // Link is the name of the broker's link in Broker.Net.
 const Link = "broker"
 
+// MinDedupeWindow is the shortest duplicate window JetStream takes.
+const MinDedupeWindow = 100 * time.Millisecond
+
 // Options configure a broker.
 type Options struct {
 	// DedupeWindow is the stream's duplicate window (Nats-Msg-Id); 2 s
@@ -74,6 +77,10 @@ func Start(ctx context.Context, opts Options) (b *Broker, err error) {
 	dir, err := os.MkdirTemp("", "outboxcheck-jetstream-")
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: store directory: %w", err)
+	}
+	if opts.DedupeWindow < MinDedupeWindow {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("jetstream: a dedupe window of %v: JetStream takes %v at least", opts.DedupeWindow, MinDedupeWindow)
 	}
 	b = &Broker{opts: opts, dir: dir}
 	defer func() {
