@@ -59,6 +59,10 @@ func (c *RunConfig) write(rep *reports.Report) error {
 func verdict(rep *reports.Report, ses *session, stdout io.Writer) error {
 	switch rep.Verdict {
 	case reports.Pass:
+		if rep.Checks == 0 {
+			// A gate that ran nothing must not go green.
+			return Usagef("the time budget ended before any check ran: nothing was judged (give --time more, or --checks)")
+		}
 		fmt.Fprintln(stdout, "outboxcheck: every property held")
 		return nil
 	case reports.Interrupted:

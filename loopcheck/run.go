@@ -74,13 +74,22 @@ func Run(tb rapid.TB, newSubject NewSubject, opts Options) Result {
 	g := newGeneration(p, opts, start)
 	aims := r.aims()
 	rapid.Check(tb, func(t *rapid.T) {
-		s := draw(t, r.links, opts.Dispatchers, opts.Steps, aims, r.moreKinds())
+		// The rest of rapid's checks pass at once, drawing nothing, once
+		// a failure is found, the time is up or the run is interrupted:
+		// drawing a schedule costs, and an unbounded budget (--time)
+		// leaves rapid a million checks to go.
 		switch {
 		case g.done():
-			return // found: the rest of rapid's checks pass at once
+			return
 		case !opts.Deadline.IsZero() && time.Now().After(opts.Deadline):
 			res.OutOfTime = true
-		case opts.interrupted() || !g.submit(s) && opts.interrupted():
+			return
+		case opts.interrupted():
+			res.Interrupted = true
+			return
+		}
+		s := draw(t, r.links, opts.Dispatchers, opts.Steps, aims, r.moreKinds())
+		if !g.submit(s) && opts.interrupted() {
 			res.Interrupted = true
 		}
 	})
