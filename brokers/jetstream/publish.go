@@ -26,6 +26,9 @@ type Publisher struct {
 	js   jetstream.JetStream
 	mu   sync.Mutex
 	dups int // acknowledgements that said "duplicate": dropped as a retry within the window
+	// timeout bounds a publish whose caller set no deadline: an ack the
+	// wire lost never comes.
+	timeout time.Duration
 }
 
 // NewPublisher connects a publisher named name through the link. It
@@ -51,16 +54,22 @@ func (b *Broker) NewPublisher(name string) (*Publisher, error) {
 		conn.Close()
 		return nil, fmt.Errorf("jetstream: publisher %s: %w", name, err)
 	}
-	return &Publisher{conn: conn, js: js}, nil
+	return &Publisher{conn: conn, js: js, timeout: b.opts.CallTimeout}, nil
 }
 
 // Publish sends m with its id as Nats-Msg-Id and waits for the stream's
-// acknowledgement until ctx ends. A nil error is the broker's ack, a
+// acknowledgement until ctx ends (or, when ctx has no deadline, for the
+// broker's CallTimeout). A nil error is the broker's ack, a
 // duplicate's included (the stream already had it).
 func (p *Publisher) Publish(ctx context.Context, m harness.Message) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.timeout)
+		defer cancel()
 	}
 	msg := &nats.Msg{Subject: Subject, Data: data, Header: nats.Header{}}
 	ack, err := p.js.PublishMsg(ctx, msg, jetstream.WithMsgID(m.ID), jetstream.WithRetryAttempts(0))
