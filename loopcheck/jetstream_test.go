@@ -18,6 +18,7 @@ import (
 // reset and slow the wire, and lose acks the stream stored; the
 // coverage shows the broker link's faults struck.
 func TestReferenceLoopThroughJetStream(t *testing.T) {
+	skipUnderRace(t)
 	restore := harness.Budget{Checks: 30, Seed: 3, ShrinkTime: time.Second}.Apply()
 	defer restore()
 	rec := harness.NewRecorder(t.Name(), nil)
@@ -41,6 +42,7 @@ func TestReferenceLoopThroughJetStream(t *testing.T) {
 // A lost ack on the broker's wire: the stream has the event, the relay
 // does not know it; the consumer gets it from the stream, once.
 func TestJetStreamLostAckIsCarried(t *testing.T) {
+	skipUnderRace(t)
 	s := loopcheck.Schedule{{Kind: "commit", N: 1}, {Kind: "pause", For: refloop.Recovery, Settle: true},
 		{Kind: "broker-link", Fault: "lost-reply", For: time.Second}, {Kind: "pause", For: 500 * time.Millisecond}}
 	var story string
@@ -53,5 +55,15 @@ func TestJetStreamLostAckIsCarried(t *testing.T) {
 		if !strings.Contains(story, want) {
 			t.Errorf("the story lacks %q:\n%s", want, story)
 		}
+	}
+}
+
+// skipUnderRace: an embedded NATS server under the race detector slows
+// every schedule of a loaded runner past what its verdicts should rest
+// on; CI runs these tests without -race, on a plain PostgreSQL.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the JetStream loop tests run without -race: go test -run JetStream ./loopcheck/")
 	}
 }
