@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/loopsubjects"
+	"github.com/outboxcheck/outboxcheck/brokers/jetstream"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
 	"github.com/outboxcheck/outboxcheck/proccheck"
@@ -21,6 +22,9 @@ type loopSubject struct {
 	recovery    time.Duration // its declared recovery time; 0: the default
 	maxAttempts int           // 0: the default
 	settings    []string      // the server settings it needs
+	// dedupeWindow, if set: it needs a real broker, with this window
+	// unless the run gives one.
+	dedupeWindow time.Duration
 }
 
 // loopSubjects are the subjects the CLI can run through the loop contract
@@ -29,10 +33,10 @@ type loopSubject struct {
 var loopSubjects = func() map[string]loopSubject {
 	m := map[string]loopSubject{}
 	for _, s := range loopsubjects.Passing {
-		m[s.Name] = loopSubject{new: s.New, recovery: s.Recovery, settings: s.Settings}
+		m[s.Name] = loopSubject{new: s.New, recovery: s.Recovery, settings: s.Settings, dedupeWindow: s.DedupeWindow}
 	}
 	for _, mu := range loopsubjects.Mutants {
-		m[mu.Name] = loopSubject{new: mu.New, recovery: mu.RecoveryTime(), maxAttempts: mu.MaxAttempts, settings: mu.Settings}
+		m[mu.Name] = loopSubject{new: mu.New, recovery: mu.RecoveryTime(), maxAttempts: mu.MaxAttempts, settings: mu.Settings, dedupeWindow: mu.DedupeWindow}
 	}
 	return m
 }()
@@ -67,6 +71,12 @@ func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	defer drop()
 	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C,
 		Parallel: c.Parallel, JetStream: c.JetStream, DedupeWindow: c.DedupeWindow}
+	if ls.dedupeWindow > 0 { // it leans on a real broker's deduplication
+		lopts.JetStream = true
+		if lopts.DedupeWindow == 0 {
+			lopts.DedupeWindow = ls.dedupeWindow
+		}
+	}
 	if c.TimeLimit > 0 {
 		lopts.Deadline = time.Now().Add(c.TimeLimit)
 	}
@@ -82,6 +92,9 @@ func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	prog.stop()
 	restore()
 	rep.Seconds = time.Since(rep.Started).Seconds()
+	if o := res.Options; o.JetStream {
+		rep.Environment.Broker = fmt.Sprintf("NATS JetStream %s (embedded, behind its own fault link), Nats-Msg-Id dedupe window %v", jetstream.ServerVersion, o.DedupeWindow)
+	}
 	rep.Fill(res.Summary)
 	rep.Steps = res.Steps
 	rep.SetRate(res.Summary)

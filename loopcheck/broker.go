@@ -53,6 +53,10 @@ type Attempt struct {
 	GaveUp bool
 	// Late is how late an accepted-late publish was acknowledged.
 	Late time.Duration
+	// Held is how long the harness held the publish back (a freeze, a
+	// wedge, a stop mid-batch) between the relay's call and At: the
+	// relay sent it that much earlier.
+	Held time.Duration `json:",omitempty"`
 }
 
 // broker records every publish attempt and every message it accepts. It
@@ -290,8 +294,8 @@ func (b *broker) heal() {
 // An accepted publish in a slow window is acknowledged after the delay,
 // or fails with ctx's error if the caller gives up first: the message is
 // in the broker either way (an ambiguous publish, as on a real broker).
-func (b *broker) publish(ctx context.Context, m harness.Message, relay string, dead bool, rp *realPublisher) error {
-	err, wait := b.take(m, relay, dead, ctx.Err() != nil)
+func (b *broker) publish(ctx context.Context, m harness.Message, relay string, dead bool, rp *realPublisher, sent sending) error {
+	err, wait := b.take(m, relay, dead, ctx.Err() != nil, sent)
 	if rerr := b.sendReal(ctx, m, relay, rp, err); rerr != nil {
 		return rerr
 	}
@@ -337,11 +341,19 @@ func (b *broker) gaveUp(id, relay string) {
 	}
 }
 
+// sending is how the harness let one publish through: how long it held
+// it back, and whether the publish's ack is to be lost (a window-outage
+// step's).
+type sending struct {
+	held    time.Duration
+	loseAck bool
+}
+
 // take records the attempt and decides it; wait is the ack's delay.
-func (b *broker) take(m harness.Message, relay string, dead, expired bool) (error, time.Duration) {
+func (b *broker) take(m harness.Message, relay string, dead, expired bool, sent sending) (error, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	a := Attempt{EventID: m.ID, PaymentID: m.AggregateID, At: time.Since(b.start), Relay: relay, Outcome: "accepted", Expired: expired}
+	a := Attempt{EventID: m.ID, PaymentID: m.AggregateID, At: time.Since(b.start), Relay: relay, Outcome: "accepted", Expired: expired, Held: sent.held}
 	var err error
 	switch {
 	case dead:
@@ -359,7 +371,10 @@ func (b *broker) take(m harness.Message, relay string, dead, expired bool) (erro
 		if b.real == nil { // else the stream has it once sent (sendReal)
 			b.log = append(b.log, m)
 		}
-		if b.ackLose > 0 {
+		switch {
+		case sent.loseAck:
+			a.Outcome, err = "ack-lost", ErrAckLost
+		case b.ackLose > 0:
 			b.ackLose--
 			a.Outcome, err = "ack-lost", ErrAckLost
 			b.hitOldestUnhit("ack-lost")
@@ -459,7 +474,8 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 		<-p.gone // its process died here: nothing returns until the harness has killed it
 		return ErrRelayKilled
 	}
-	held := p.b.takeHold(dead)
+	var sent sending
+	held, start := p.b.takeHold(dead), time.Now()
 	if h := held; h != nil {
 		h.held <- heldPublish{relay: p.relay, index: p.index, msg: m}
 		select {
@@ -471,7 +487,10 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 			return ctx.Err() // given up on while held: it never reached the broker
 		}
 	}
-	err := p.b.publish(ctx, m, p.relay, dead, p.real)
+	if h := held; h != nil {
+		sent = sending{held: time.Since(start), loseAck: h.loseAck}
+	}
+	err := p.b.publish(ctx, m, p.relay, dead, p.real, sent)
 	if h := held; h != nil && h.frozeFor > 0 && err == nil {
 		p.b.lateBy(m.ID, p.relay, h.frozeFor)
 	}
@@ -516,6 +535,9 @@ type hold struct {
 	// made the held publish was frozen (freeze): its ack comes that late
 	// by its own clock.
 	frozeFor time.Duration
+	// loseAck, set before release is closed, loses the held publish's
+	// ack: the broker has it, the relay does not know (window-outage).
+	loseAck bool
 }
 
 // drop ends the held publish refused (ErrCutOff), once.

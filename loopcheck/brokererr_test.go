@@ -25,16 +25,16 @@ func TestBrokerOutcomesAreTyped(t *testing.T) {
 		refused bool
 	}
 	cases := []outcome{
-		{"killed", b.publish(ctx, m("pay-2"), "dispatcher-0#1", true, nil), ErrRelayKilled, true},
-		{"poison", b.publish(ctx, m("pay-1"), "dispatcher-0#1", false, nil), ErrPoison, true},
-		{"down", b.publish(ctx, m("pay-2"), "dispatcher-0#1", false, nil), ErrBrokerDown, true},
+		{"killed", b.publish(ctx, m("pay-2"), "dispatcher-0#1", true, nil, sending{}), ErrRelayKilled, true},
+		{"poison", b.publish(ctx, m("pay-1"), "dispatcher-0#1", false, nil, sending{}), ErrPoison, true},
+		{"down", b.publish(ctx, m("pay-2"), "dispatcher-0#1", false, nil, sending{}), ErrBrokerDown, true},
 	}
 	b.up()
-	cases = append(cases, outcome{"ack lost", b.publish(ctx, m("pay-3"), "dispatcher-0#1", false, nil), ErrAckLost, false})
+	cases = append(cases, outcome{"ack lost", b.publish(ctx, m("pay-3"), "dispatcher-0#1", false, nil, sending{}), ErrAckLost, false})
 	b.slowFor(time.Minute, time.Minute, 0)
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	slow := b.publish(short, m("pay-4"), "dispatcher-0#1", false, nil)
+	slow := b.publish(short, m("pay-4"), "dispatcher-0#1", false, nil, sending{})
 	cases = append(cases, outcome{"slow", slow, ErrSlowAck, false})
 	for _, c := range cases {
 		if !errors.Is(c.err, c.is) || errors.Is(c.err, harness.ErrRefused) != c.refused {

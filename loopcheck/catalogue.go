@@ -50,6 +50,8 @@ var catalogue = []property{
 	{name: "dead-exclusive", checked: atTheEnd, unit: "end states", never: noEnd},
 	{name: "publish-at-most-once", checked: atTheEnd, unit: "events judged",
 		never: "no event was published in a schedule without a killed, stopped, crashed or cut-off relay or a faulted dispatcher link, with no ack of it lost or given up on"},
+	{name: "dedupe-window", checked: atTheEnd, unit: "events judged",
+		never: "no event was sent to the real broker"},
 	{name: "relay-isolation", checked: perProbe, unit: "probes"},
 	{name: "head-of-line", checked: perHeadOfLine, unit: "probes",
 		never: "no head-of-line step found a relay running on a healthy link and the broker up, prompt and refusing only its poison"},

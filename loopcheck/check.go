@@ -327,6 +327,8 @@ func (c *check) step(st Step) {
 		c.stopMidBatch()
 	case "broker-link":
 		c.brokerLink(st)
+	case "window-outage":
+		c.windowOutage(st)
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

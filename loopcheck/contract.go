@@ -122,6 +122,15 @@ type Env struct {
 	// downtime, in all, within it, so a subject that cannot show its dead
 	// letters is never made to lose an event by giving up correctly.
 	RetryBudget time.Duration
+	// DedupeWindow is the real broker's deduplication window (its
+	// stream's Nats-Msg-Id window: Options.JetStream), zero when the
+	// broker is the harness's own, which deduplicates nothing. WireHold
+	// is how long the harness's wire to that broker may hold a message
+	// before it arrives (its longest broker-link fault, and a margin). A
+	// relay that leans on the window (Deduper) must not send an event
+	// again later than DedupeWindow − WireHold after its first send.
+	DedupeWindow time.Duration
+	WireHold     time.Duration
 }
 
 // NewSubject builds a subject and creates its schema.

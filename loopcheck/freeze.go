@@ -79,7 +79,7 @@ func (r *runner) moreKinds() []string {
 		out = append(out, "stop-mid-batch")
 	}
 	if r.js != nil {
-		out = append(out, "broker-link")
+		out = append(out, "broker-link", "window-outage")
 	}
 	return out
 }

@@ -67,3 +67,40 @@ func skipUnderRace(t *testing.T) {
 		t.Skip("the JetStream loop tests run without -race: go test -run JetStream ./loopcheck/")
 	}
 }
+
+// A relay that leans on the broker's deduplication (Deduper) is held to
+// what the window gives: a window-outage (its first publish stored, the
+// ack lost, every relay cut off past the window) has the mutant that
+// resends whenever it is due store the event twice (dedupe-window),
+// every time; the relay that gives up past the window passes the same
+// story, and so does the reference, which declares nothing.
+func TestWindowOutageCatchesAResendPastTheDedupeWindow(t *testing.T) {
+	skipUnderRace(t)
+	s := loopcheck.Schedule{{Kind: "pause", For: refloop.Recovery, Settle: true},
+		{Kind: "window-outage", For: 300 * time.Millisecond}, {Kind: "pause", For: 500 * time.Millisecond}}
+	for _, c := range []struct {
+		name    string
+		new     loopcheck.NewSubject
+		failing bool
+	}{{"dedupe-past-window", refloop.DedupePastWindow, true}, {"dedupe", refloop.Dedupe, false}, {"reference", refloop.New, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var story string
+			opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, JetStream: true, DedupeWindow: refloop.DedupeRunWindow,
+				Recovery: refloop.Recovery, OnCheck: func(h *harness.History) { story = h.Story() }}
+			n, f, err := loopcheck.Replay(c.new, opts, s, "", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case c.failing && (n != 2 || f == nil || f.Property != "dedupe-window"):
+				t.Fatalf("reproduced %d of 2, want 2 by dedupe-window: %+v\n%s", n, f, story)
+			case !c.failing && n != 0:
+				t.Fatalf("failed %d of 2: %+v\n%s", n, f, story)
+			}
+			if !strings.Contains(story, "WindowOutage") {
+				t.Errorf("the story lacks the window outage:\n%s", story)
+			}
+			t.Logf("%s: %+v", c.name, f)
+		})
+	}
+}

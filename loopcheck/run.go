@@ -224,6 +224,9 @@ func open(newSubject NewSubject, opts Options, t *tally) (*runner, error) {
 		Lease: opts.Lease, BackoffBase: opts.BackoffBase, MaxAttempts: opts.MaxAttempts, Dispatchers: opts.Dispatchers,
 		RetryBudget: opts.RetryBudget,
 	}
+	if opts.JetStream {
+		r.env.DedupeWindow, r.env.WireHold = opts.DedupeWindow, WireHold
+	}
 	subj, err := newSubject(ctx, r.env)
 	mu.Lock()
 	err = errors.Join(err, linkErr)

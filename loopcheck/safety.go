@@ -41,7 +41,8 @@ func (c *check) safety(e endState) *harness.Failure {
 		return f
 	}
 	for _, judge := range []func(endState) *harness.Failure{c.phantom, c.exactlyOnce, c.deadExclusive,
-		func(endState) *harness.Failure { return c.backoff() }, c.deadLetter, c.publishOnce} {
+		func(endState) *harness.Failure { return c.backoff() }, c.deadLetter, c.publishOnce,
+		func(endState) *harness.Failure { return c.dedupeWindow() }} {
 		if f := judge(e); f != nil {
 			return f
 		}

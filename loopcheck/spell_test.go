@@ -15,7 +15,7 @@ import (
 func TestSpellsCountWhatTheyChanged(t *testing.T) {
 	b := newBroker(time.Now())
 	pub := func(pay string) error {
-		return b.publish(context.Background(), harness.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false, nil)
+		return b.publish(context.Background(), harness.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false, nil, sending{})
 	}
 	b.downFor(time.Hour)
 	_ = pub("pay-1")
@@ -47,7 +47,7 @@ func TestSpellsCountWhatTheyChanged(t *testing.T) {
 func TestFirstPublishOfAPaymentCommittedIntoASlowWindow(t *testing.T) {
 	b := newBroker(time.Now())
 	pub := func(pay string) {
-		_ = b.publish(context.Background(), harness.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false, nil)
+		_ = b.publish(context.Background(), harness.Message{ID: "e-" + pay, AggregateID: pay}, "dispatcher-0#1", false, nil, sending{})
 	}
 	until := b.slowFor(time.Millisecond, 20*time.Millisecond, 0)
 	b.slowFirst("pay-1")

@@ -144,6 +144,9 @@ func (r *runner) summarize(sum *harness.Summary) {
 	if op, ok := capability[OncePublisher](r.subj); !ok || !op.PublishesOnce() {
 		sum.NotApplicable["publish-at-most-once"] = "the subject does not declare that it publishes each event once (OncePublisher): duplicate publishes are only counted"
 	}
+	if !r.leansOnDedupe() {
+		sum.NotApplicable["dedupe-window"] = "the subject does not declare that it leans on the broker's deduplication (Deduper), or the broker is the harness's own (--jetstream): messages stored twice are only counted"
+	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
 	}
@@ -160,8 +163,9 @@ func (r *runner) summarize(sum *harness.Summary) {
 		sum.NotApplicable["schema-change"] = "the subject's outbox table does not change shape (SchemaChanger): schema changes are not drawn"
 	}
 	if r.js == nil {
-		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "broker-link" })
+		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "broker-link" || f.Kind == "window-outage" })
 		sum.NotApplicable["broker-link"] = "the broker is the harness's in-memory one (Options.JetStream, --jetstream, for a real one): no wire to fault"
+		sum.NotApplicable["window-outage"] = "the broker is the harness's in-memory one (Options.JetStream, --jetstream, for a real one): no dedupe window to outlast"
 	}
 	if _, ok := capability[Stopper](r.subj); !ok {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "stop-mid-batch" })

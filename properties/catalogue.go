@@ -36,6 +36,7 @@ const (
 	HeadOfLine     = "head-of-line"
 	CrashLoop      = "crash-loop"
 	PublishOnce    = "publish-at-most-once"
+	DedupeWindow   = "dedupe-window"
 )
 
 // Catalogue is every property, in the order reports list them: the step
@@ -61,6 +62,7 @@ var Catalogue = []Property{
 	{PublishOnce, Safety, "where the subject declares it, no event is accepted by the broker twice unless a publish of it was ambiguous or a relay was killed, stopped or cut off", "the broker's record of every publish"},
 	{CrashLoop, Liveness, "an event whose every publish crashes the relay publishing it ends dead within the bound (MaxAttempts × (Lease + Recovery), or the subject's declared one)", "the subject's dead letters during crash-loop steps"},
 	{HeadOfLine, Liveness, "while one event is refused on every publish, an event committed after it is published within the bound (GiveUp and Recovery)", "the broker's record during head-of-line steps"},
+	{DedupeWindow, Safety, "where the subject leans on a real broker's deduplication, no event is stored twice by a resend later than the dedupe window allows: what the window gives, and where it stops", "the real broker's stream and its record of every publish"},
 	{Takeover, Liveness, "another relay publishes the event a relay was cut off for good in the middle of publishing, within the declared bound", "the broker's record during strand steps"},
 }
 

@@ -35,6 +35,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	p("| started | %s, %.1f s |", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), r.Seconds)
 	p("| PostgreSQL | %s (%s) |", r.Environment.Postgres, r.Environment.PostgresSource)
 	p("| server settings not at their defaults | %s |", cell(settingsText(r.Environment.ServerSettings)))
+	if r.Environment.Broker != "" {
+		p("| broker | %s |", cell(r.Environment.Broker))
+	}
 	p("| Go, OS | %s, %s |", r.Environment.Go, r.Environment.OS)
 	p("| outboxcheck | %s |", r.Environment.Tool)
 	p("| command | `outboxcheck run %s` |", strings.Join(r.Args, " "))

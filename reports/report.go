@@ -118,6 +118,9 @@ type Environment struct {
 	// a harness-owned cluster's fsync=off, a CI server's own timeouts.
 	// Empty: none differ; null: not recorded.
 	ServerSettings map[string]string `json:"server_settings"`
+	// Broker is the loop contract's broker when it is a real one
+	// ("NATS JetStream …, dedupe window 5s"); empty: the harness's own.
+	Broker string `json:"broker,omitempty"`
 }
 
 // Property is one property's verdict.

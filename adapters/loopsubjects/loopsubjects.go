@@ -21,6 +21,9 @@ type Subject struct {
 	New      loopcheck.NewSubject
 	Recovery time.Duration
 	Settings []string // server settings it needs
+	// DedupeWindow, if set, says it needs a real broker (JetStream), and
+	// is the window it runs with unless one is given.
+	DedupeWindow time.Duration
 }
 
 // Passing are the subjects that must pass, the reference relay first.
@@ -32,6 +35,10 @@ var Passing = []Subject{
 	// steps must not fail.
 	{Name: "graceful", New: refloop.Graceful, Recovery: refloop.Recovery},
 	{Name: "cdc", New: cdcloop.New, Recovery: cdcloop.Recovery, Settings: cdcloop.ServerSettings},
+	// The reference leaning on JetStream's deduplication, resending only
+	// within its window: the correct Deduper that dedupe-past-window
+	// breaks.
+	{Name: "dedupe", New: refloop.Dedupe, Recovery: refloop.Recovery, DedupeWindow: refloop.DedupeRunWindow},
 }
 
 // Mutants are the loop mutants, the reference relay's then the CDC
@@ -43,7 +50,7 @@ var Mutants = slices.Concat(refloop.Mutants, cdcloop.Mutants)
 func ByName(name string) (refloop.Mutant, bool) {
 	for _, s := range Passing {
 		if s.Name == name {
-			return refloop.Mutant{Name: s.Name, New: s.New, Recovery: s.Recovery, Settings: s.Settings}, true
+			return refloop.Mutant{Name: s.Name, New: s.New, Recovery: s.Recovery, Settings: s.Settings, DedupeWindow: s.DedupeWindow}, true
 		}
 	}
 	for _, m := range Mutants {

@@ -31,7 +31,15 @@ type Mutant struct {
 	// ShrinkTime, if set, is the least shrink time the kill matrix gives
 	// it: its shortest story runs longer than the matrix's default.
 	ShrinkTime time.Duration
+	// DedupeWindow, if set, says it needs a real broker (JetStream), and
+	// is the window it runs with unless one is given.
+	DedupeWindow time.Duration
 }
+
+// DedupeRunWindow is what the relays that lean on the broker's
+// deduplication run with: long enough, past the wire's hold
+// (loopcheck.WireHold), for a resend after a publish's 2 s deadline.
+const DedupeRunWindow = 5 * time.Second
 
 // RecoveryTime is the recovery time m declares.
 func (m Mutant) RecoveryTime() time.Duration {
@@ -60,6 +68,7 @@ var Mutants = []Mutant{
 	{Name: "lock-released-early", Bug: "(d) commits the transaction that locked its batch before publishing it: another relay finds the same rows and publishes them too", Kills: "publish-at-most-once", Also: []string{"backoff"}, New: LockReleasedEarly},
 	{Name: "crash-loop", Bug: "the seed's rule: only a failed publish makes an event DEAD, so an event that crashes its relay is claimed again past the attempt limit, for ever", Kills: "crash-loop", New: CrashLoop, MaxAttempts: 3},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
+	{Name: "dedupe-past-window", Bug: "leans on the broker's Nats-Msg-Id deduplication, yet resends an event whenever it is due, past the dedupe window too: an ack lost before a longer outage stores the event twice", Kills: "dedupe-window", New: DedupePastWindow, DedupeWindow: DedupeRunWindow},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},
 }
 

@@ -37,6 +37,9 @@ const Link = "broker"
 // MinDedupeWindow is the shortest duplicate window JetStream takes.
 const MinDedupeWindow = 100 * time.Millisecond
 
+// ServerVersion is the embedded nats-server's version, for reports.
+const ServerVersion = server.VERSION
+
 // Options configure a broker.
 type Options struct {
 	// DedupeWindow is the stream's duplicate window (Nats-Msg-Id); 2 s

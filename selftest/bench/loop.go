@@ -71,7 +71,8 @@ func (c Config) loopKill(ctx context.Context, m refloop.Mutant) (LoopKill, error
 		t := time.AfterFunc(c.Budget, func() { close(stop) })
 		restore := harness.Budget{Checks: 100000, Seed: uint64(seed), ShrinkTime: time.Nanosecond}.Apply()
 		res := loopcheck.Run(harness.NewRecorder("bench/loop/"+m.Name, nil), m.New,
-			loopcheck.Options{DatabaseURL: db.URL, Recovery: m.RecoveryTime(), MaxAttempts: m.MaxAttempts, Interrupt: stop})
+			loopcheck.Options{DatabaseURL: db.URL, Recovery: m.RecoveryTime(), MaxAttempts: m.MaxAttempts, Interrupt: stop,
+				JetStream: m.DedupeWindow > 0, DedupeWindow: m.DedupeWindow})
 		restore()
 		t.Stop()
 		db.Drop(context.WithoutCancel(ctx))

@@ -44,7 +44,7 @@ func (c Config) loopRows() []loopRow {
 	if c.Reference || c.LoopMutants == nil {
 		for _, s := range loopsubjects.Passing {
 			if s.Name != "slow-rescan" { // correct but slow: a schedule waits out its 30 s cadence
-				out = append(out, loopRow{name: "loop:" + s.Name, new: s.New, opts: loopcheck.Options{Recovery: s.Recovery}})
+				out = append(out, loopRow{name: "loop:" + s.Name, new: s.New, opts: loopcheck.Options{Recovery: s.Recovery, JetStream: s.DedupeWindow > 0, DedupeWindow: s.DedupeWindow}})
 			}
 		}
 	}
@@ -53,7 +53,7 @@ func (c Config) loopRows() []loopRow {
 			continue
 		}
 		out = append(out, loopRow{name: "loop:" + m.Name, want: m.Kills, also: m.Also, new: m.New, shrink: m.ShrinkTime,
-			opts: loopcheck.Options{Recovery: m.RecoveryTime(), MaxAttempts: m.MaxAttempts}})
+			opts: loopcheck.Options{Recovery: m.RecoveryTime(), MaxAttempts: m.MaxAttempts, JetStream: m.DedupeWindow > 0, DedupeWindow: m.DedupeWindow}})
 	}
 	return out
 }
