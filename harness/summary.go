@@ -22,6 +22,7 @@ type Summary struct {
 	Interrupted   bool
 	Network       faults.Coverage
 	Broker        BrokerCoverage
+	Slots         SlotCoverage // what a replication slot of the subject held back (the loop contract)
 	Crashes       CrashCoverage
 	NotApplicable map[string]string // property or fault → why
 	// Calls counts each kind of subject call and its successes (see
@@ -73,6 +74,15 @@ type BrokerCoverage struct {
 	// the first: retries that came after its dedupe window, which a
 	// consumer without an inbox would apply again.
 	StoredTwice int
+}
+
+// SlotCoverage is what the subject's replication slots held back: the
+// most write-ahead log one retained at any step (a relay that reads the
+// log keeps it while it is down), and which. Zero: no slot, or none
+// retained any.
+type SlotCoverage struct {
+	MaxRetained int64
+	Slot        string
 }
 
 // CrashCoverage counts crashes, and how many crash points were reached.

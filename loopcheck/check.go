@@ -151,6 +151,7 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 		}
 	}
 	judged, err := c.quiesce()
+	c.sampleSlots()
 	if ff := c.faulted(); ff != nil && err == nil {
 		return ff, nil // a broken protocol noted while judging outranks what was judged
 	}
@@ -170,6 +171,7 @@ func (c *check) stepAndCheck(st Step) *harness.Failure {
 		return f
 	}
 	c.judged.step("relay-liveness")
+	c.sampleSlots()
 	return c.atMostOnce()
 }
 

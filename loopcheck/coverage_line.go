@@ -30,6 +30,9 @@ func (r Result) Coverage() string {
 	if r.Options.JetStream {
 		s += fmt.Sprintf("; JetStream: stored twice %d (retries past its %v dedupe window)", r.Broker.StoredTwice, r.Options.withDefaults().DedupeWindow)
 	}
+	if r.Slots.MaxRetained > 0 {
+		s += fmt.Sprintf("; replication slot %s retained up to %s of WAL", r.Slots.Slot, kB(r.Slots.MaxRetained))
+	}
 	if r.Loop.Stuck > 0 {
 		s += fmt.Sprintf("; %d killed incarnations never returned from Dispatch", r.Loop.Stuck)
 	}

@@ -27,6 +27,7 @@ type tally struct {
 	refused                            int            // publishes the broker refused while down
 	duplicates                         int            // publishes the broker accepted of an event it had
 	storedTwice                        int            // messages a real broker's stream holds of an event it held
+	retained                           retained       // the most WAL a replication slot held back at a step
 	quits                              int            // incarnations whose Dispatch returned unasked
 	consumerScheduled, consumerReached int
 	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
@@ -116,6 +117,7 @@ func (r *runner) summarize(sum *harness.Summary) {
 	defer r.tally.mu.Unlock()
 	sum.Crashes.Dispatcher = r.tally.kills
 	sum.Broker.Refused, sum.Broker.Duplicates, sum.Broker.StoredTwice = r.tally.refused, r.tally.duplicates, r.tally.storedTwice
+	sum.Slots = harness.SlotCoverage{MaxRetained: r.tally.retained.bytes, Slot: r.tally.retained.slot}
 	sum.Crashes.ConsumerScheduled, sum.Crashes.ConsumerReached = r.tally.consumerScheduled, r.tally.consumerReached
 	sum.NotApplicable = map[string]string{}
 	for k, v := range loopOnly {

@@ -77,6 +77,10 @@ func (r *Report) Markdown(w io.Writer) error {
 			p("")
 			p("Stored twice (a real broker's stream held an event again: a retry that came after its dedupe window, which a consumer without an inbox would apply again): %d.", r.Coverage.BrokerStoredTwice)
 		}
+		if r.Coverage.SlotRetainedMax > 0 {
+			p("")
+			p("%s.", r.Coverage.SlotText())
+		}
 	} else {
 		r.markdownNetwork(p)
 	}

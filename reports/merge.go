@@ -59,6 +59,9 @@ func Merge(rs []*Report) (*Report, error) {
 		m.Coverage.BrokerAckLost += r.Coverage.BrokerAckLost
 		m.Coverage.BrokerDuplicates += r.Coverage.BrokerDuplicates
 		m.Coverage.BrokerStoredTwice += r.Coverage.BrokerStoredTwice
+		if r.Coverage.SlotRetainedMax > m.Coverage.SlotRetainedMax {
+			m.Coverage.SlotRetainedMax, m.Coverage.SlotRetained = r.Coverage.SlotRetainedMax, r.Coverage.SlotRetained
+		}
 		for _, p := range r.Properties {
 			i, ok := props[p.Name]
 			if !ok {

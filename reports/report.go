@@ -156,9 +156,14 @@ type Coverage struct {
 	// BrokerStoredTwice: with a real broker (JetStream), messages its
 	// stream holds of an event it already held: retries past its dedupe
 	// window.
-	BrokerStoredTwice int               `json:"broker_stored_twice,omitempty"`
-	Crashes           map[string]int    `json:"crashes"`
-	NotApplicable     map[string]string `json:"not_applicable"`
+	BrokerStoredTwice int `json:"broker_stored_twice,omitempty"`
+	// SlotRetainedMax: the most write-ahead log, in bytes, a replication
+	// slot of the subject's (a CDC relay's) held back at any step, and
+	// SlotRetained which slot: a figure, not a judgement.
+	SlotRetainedMax int64             `json:"slot_retained_wal_max_bytes,omitempty"`
+	SlotRetained    string            `json:"slot_retained_wal_slot,omitempty"`
+	Crashes         map[string]int    `json:"crashes"`
+	NotApplicable   map[string]string `json:"not_applicable"`
 	// NeverSucceeded names each kind of subject call that was made and
 	// never succeeded, with its count and first error: a run that passed
 	// while an operation never worked says so.
@@ -289,4 +294,10 @@ func Read(dir string) (*Report, error) {
 		return nil, fmt.Errorf("%w: %s/report.json has schema %q, want %q", ErrNotAReport, dir, r.Schema, Schema)
 	}
 	return &r, nil
+}
+
+// SlotText says what the subject's replication slots held back, in words.
+func (c Coverage) SlotText() string {
+	return fmt.Sprintf("Write-ahead log a replication slot held back (a relay that reads the log keeps it while it is down): up to %.1f kB, slot %s",
+		float64(c.SlotRetainedMax)/1024, c.SlotRetained)
 }

@@ -2,6 +2,7 @@ package cdcloop_test
 
 import (
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/outboxcheck/outboxcheck/adapters/cdcloop"
@@ -20,12 +21,16 @@ var checks = flag.Int("cdc.checks", 10, "schedules for the CDC relay's pass")
 
 // TestCDCRelayThroughTheLoopContract: relays killed, cut off, frozen
 // links, a broker that goes down, poison events, duplicates: nothing
-// committed is lost, nothing takes effect twice.
+// committed is lost, nothing takes effect twice. The coverage says how
+// much write-ahead log the relay's slot held back.
 func TestCDCRelayThroughTheLoopContract(t *testing.T) {
 	restore := harness.Budget{Checks: *checks}.Apply()
 	defer restore()
 	db := pgscratch.NewDatabase(t)
-	loopcheck.Exercise(t, cdcloop.New, loopcheck.Options{DatabaseURL: db.URL, Recovery: cdcloop.Recovery, Parallel: loopcheck.DefaultParallel()})
+	res := loopcheck.Exercise(t, cdcloop.New, loopcheck.Options{DatabaseURL: db.URL, Recovery: cdcloop.Recovery, Parallel: loopcheck.DefaultParallel()})
+	if res.Slots.MaxRetained <= 0 || !strings.Contains(res.Slots.Slot, "cdc") || !strings.Contains(res.Coverage(), "retained up to") {
+		t.Errorf("no slot's retained WAL read: %+v; %s", res.Slots, res.Coverage())
+	}
 }
 
 // Each mutant's story, replayed: lost every time (the kill matrix draws
