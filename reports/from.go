@@ -18,7 +18,7 @@ func (r *Report) Fill(sum harness.Summary) {
 		Network:       map[string]KindCoverage{},
 		BrokerRefused: sum.Broker.Refused, BrokerAckLost: sum.Broker.AckLost, BrokerDuplicates: sum.Broker.Duplicates,
 		BrokerStoredTwice: sum.Broker.StoredTwice,
-		SlotRetainedMax: sum.Slots.MaxRetained, SlotRetained: sum.Slots.Slot,
+		SlotRetainedMax:   sum.Slots.MaxRetained, SlotRetained: sum.Slots.Slot,
 		Crashes: map[string]int{
 			"dispatcher": sum.Crashes.Dispatcher, "dispatcher_mid_mark": sum.Crashes.DispatcherMidMark,
 			"consumer_scheduled": sum.Crashes.ConsumerScheduled, "consumer_reached": sum.Crashes.ConsumerReached,
