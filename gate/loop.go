@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,12 @@ func runLoop(c *RunConfig, ses *session, rep *reports.Report, stdout, stderr io.
 	defer drop()
 	lopts := loopcheck.Options{DatabaseURL: opts.DatabaseURL, Recovery: ls.recovery, MaxAttempts: ls.maxAttempts, Interrupt: ses.intr.C,
 		Parallel: c.Parallel, JetStream: c.JetStream, DedupeWindow: c.DedupeWindow}
+	if c.CrashDB {
+		if opts.CrashDatabase == nil {
+			return Usagef("--crash-db crashes only a server the harness started from the local binaries (this one: %s)", ses.cluster.Source)
+		}
+		lopts.CrashDatabase, lopts.Parallel = opts.CrashDatabase, 1
+	}
 	if ls.dedupeWindow > 0 { // it leans on a real broker's deduplication
 		lopts.JetStream = true
 		if lopts.DedupeWindow == 0 {
@@ -168,6 +175,12 @@ func replayLoop(ses *session, rep *reports.Report, path string, n int, stdout io
 		fmt.Fprintf(stdout, "%3d  %s\n", i+1, st)
 	}
 	o := withDB(f.Options, opts.DatabaseURL)
+	if slices.ContainsFunc(f.Schedule, func(st loopcheck.Step) bool { return st.Kind == "crash-db" }) {
+		if opts.CrashDatabase == nil {
+			return Usagef("replay: the schedule crashes the database, which the harness does only to a server it started from the local binaries (this one: %s)", ses.cluster.Source)
+		}
+		o.CrashDatabase = opts.CrashDatabase
+	}
 	var story string // the last replay's, told when none reproduced
 	o.OnCheck = func(h *harness.History) { story = h.Story() }
 	got, last, err := loopcheck.Replay(ls.new, o, f.Schedule, f.Property, n)

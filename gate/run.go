@@ -37,6 +37,9 @@ type RunConfig struct {
 	// its own link; DedupeWindow its Nats-Msg-Id window (0: 2 s).
 	JetStream    bool
 	DedupeWindow time.Duration
+	// CrashDB (Loop): crash-db steps crash the server, which must be the
+	// harness's own; schedules then run one at a time.
+	CrashDB bool
 	// Process, with Loop, is a subject in any language: the program and
 	// its arguments (proccheck.Command), run in ProcessDir (absolute).
 	Process    []string

@@ -55,6 +55,9 @@ type check struct {
 	timers   []*time.Timer
 	// failed is a failure a step itself found (relay-isolation's probe).
 	failed *harness.Failure
+	// crashFailed: a crash-db step could not bring the server back, or
+	// the harness's own session to it: the infrastructure's failure.
+	crashFailed error
 	// judged counts the schedule's judgements of each property.
 	judged judged
 	// quitter is the first relay incarnation whose Dispatch returned
@@ -76,6 +79,9 @@ type check struct {
 	mu        sync.Mutex
 	acked     map[string]bool // event_id → a delivery was acknowledged
 	delivered []harness.Message
+	// handleErr is each event's last failed delivery's error: what a
+	// payment carried but never taking effect met.
+	handleErr map[string]error
 	again     []harness.Message // crashed deliveries, to deliver again
 
 	// schemaChanges counts the schedule's schema changes so far.
@@ -91,7 +97,7 @@ type check struct {
 func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	now := time.Now()
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
-		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, relays: make([]*relay, r.opts.Dispatchers)}
+		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, handleErr: map[string]error{}, relays: make([]*relay, r.opts.Dispatchers)}
 	c.prod = c.newProducer()
 	r.outcomes, r.failedAt = nil, 0
 	if err := c.healAll(); err != nil {
@@ -163,6 +169,9 @@ func (c *check) stepAndCheck(st Step) *harness.Failure {
 	c.step(st)
 	if f := c.faulted(); f != nil {
 		return f
+	}
+	if c.crashFailed != nil {
+		return infraOrSubject(fmt.Errorf("crash the database: %w", c.crashFailed))
 	}
 	if c.failed != nil {
 		return c.failed
@@ -331,6 +340,8 @@ func (c *check) step(st Step) {
 		c.brokerLink(st)
 	case "window-outage":
 		c.windowOutage(st)
+	case "crash-db":
+		c.crashDB()
 	case "broker-down":
 		c.brokerDown(st.For)
 	case "broker-up":

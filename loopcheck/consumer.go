@@ -63,6 +63,8 @@ func (c *check) deliver(ctx context.Context, m harness.Message) error {
 	c.delivered = append(c.delivered, m)
 	if err == nil {
 		c.acked[m.ID] = true
+	} else {
+		c.handleErr[m.ID] = err
 	}
 	return err
 }

@@ -30,6 +30,7 @@ var nemesisKinds = []nemesisKind{
 	{"strand", "a relay caught mid-publish, its link severed for good, its publish never reaching the broker; affected: it held a transaction with row locks"},
 	{"broker-link", "a network fault (its kind's row on the broker link counts what it did) on the wire to a real broker (JetStream), a payment committed into it; struck: it was put on"},
 	{"window-outage", "a payment's first publish stored by a real broker (JetStream) with its ack lost, then every relay's link severed for longer than the dedupe window; struck: the publish was caught; affected: links severed"},
+	{"crash-db", "the server SIGKILLed with every backend and restarted (crash recovery), under every actor's sessions; struck: it came back"},
 	{"hold-tx", "a REPEATABLE READ transaction holding ACCESS SHARE on every table; struck: it was opened"},
 	{"broker-down", "a broker outage; struck: it refused a publish; affected: publishes refused"},
 	{"broker-slow", "a slow-broker window; struck: it acknowledged a publish late; affected: late acknowledgements"},

@@ -60,7 +60,7 @@ func TestCoverageListsEveryKind(t *testing.T) {
 		t.Error("UTC is listed as a fault")
 	}
 	drawn, never, idle := coverageWords(rows)
-	if s := fmt.Sprint(drawn, never, idle); !strings.Contains(s, "kill 2/1") || !strings.Contains(s, "[reset latency lost-reply stop stop-mid-batch strand broker-link window-outage hold-tx ack-lost slow-payment freeze crash-loop head-of-line redeliver crash-consumer schema-change cold]") ||
+	if s := fmt.Sprint(drawn, never, idle); !strings.Contains(s, "kill 2/1") || !strings.Contains(s, "[reset latency lost-reply stop stop-mid-batch strand broker-link window-outage crash-db hold-tx ack-lost slow-payment freeze crash-loop head-of-line redeliver crash-consumer schema-change cold]") ||
 		!strings.Contains(s, "[sever on dispatcher-1 kill on dispatcher-1 wedge on "+noRelay+" broker-slow on broker]") {
 		t.Errorf("coverage words: %s", s)
 	}

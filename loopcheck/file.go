@@ -74,7 +74,7 @@ func ReadFile(path string) (File, error) {
 
 func (s Step) valid(dispatchers int) error {
 	switch s.Kind {
-	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "slow-payment", "redeliver", "pause", "hold-tx", "wedge", "strand", "head-of-line", "crash-loop", "cold", "schema-change", "stop-mid-batch", "window-outage":
+	case "commit", "rollback", "heal", "broker-down", "broker-up", "broker-slow", "ack-lost", "poison", "slow-payment", "redeliver", "pause", "hold-tx", "wedge", "strand", "head-of-line", "crash-loop", "cold", "schema-change", "stop-mid-batch", "window-outage", "crash-db":
 	case "freeze":
 		if s.For <= 0 {
 			return fmt.Errorf("a freeze of %v", s.For)

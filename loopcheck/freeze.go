@@ -81,5 +81,8 @@ func (r *runner) moreKinds() []string {
 	if r.js != nil {
 		out = append(out, "broker-link", "window-outage")
 	}
+	if r.opts.CrashDatabase != nil {
+		out = append(out, "crash-db")
+	}
 	return out
 }

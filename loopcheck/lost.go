@@ -86,7 +86,7 @@ func unshown(e endState) string {
 // whyLost says what the harness saw of a lost payment.
 func (c *check) whyLost(e endState, pay string) string {
 	if e.carried[pay] {
-		return "the broker carried it; the consumer never took effect"
+		return "the broker carried it; the consumer never took effect" + c.deliveries(pay)
 	}
 	tried := 0
 	for _, a := range c.bro.record() {
@@ -121,4 +121,37 @@ func (c *check) keepOutcomes(e endState, out map[string]Outcome) {
 		}
 		c.runner.outcomes = append(c.runner.outcomes, o)
 	}
+}
+
+// deliveries says how the harness's deliveries of payment pay's events
+// went: how many, how many acknowledged, and the last error.
+func (c *check) deliveries(pay string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, acked := 0, 0
+	var last error
+	for _, m := range c.delivered {
+		if m.AggregateID != pay {
+			continue
+		}
+		n++
+		if c.acked[m.ID] {
+			acked = 1
+		}
+		if err := c.handleErr[m.ID]; err != nil {
+			last = err
+		}
+	}
+	s := fmt.Sprintf(" (delivered %d times, acknowledged %s", n, map[int]string{0: "never", 1: "once or more"}[acked])
+	if last != nil {
+		s += "; last error: " + strings.Join(strings.Fields(last.Error()), " ")
+	}
+	if k := len(c.delivered); n == 0 && k > 0 {
+		m := c.delivered[k-1]
+		s += fmt.Sprintf("; the consumer's last delivery, of %d, was %s's", k, m.AggregateID)
+		if err := c.handleErr[m.ID]; err != nil && !c.acked[m.ID] {
+			s += ": " + strings.Join(strings.Fields(err.Error()), " ")
+		}
+	}
+	return s + ")"
 }

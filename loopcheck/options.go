@@ -1,6 +1,7 @@
 package loopcheck
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -47,6 +48,12 @@ type Options struct {
 	// window (default 2 s).
 	JetStream    bool          `json:"jetstream,omitempty"`
 	DedupeWindow time.Duration `json:"dedupe_window,omitempty"`
+	// CrashDatabase, if set, SIGKILLs the server DatabaseURL is on and
+	// brings it back once it has recovered (pgscratch.Server.Crash: a
+	// server the harness owns): schedules then draw crash-db steps. A
+	// crash reaches every database on the server, so schedules run one
+	// at a time (Parallel 1), the only ones on it.
+	CrashDatabase func(context.Context) error `json:"-"`
 	// Steps is the average length of a schedule. Default 12, at most 200.
 	Steps int `json:"steps"`
 	// Tries is how many times a shrink candidate runs, until it fails
@@ -120,6 +127,9 @@ func (o Options) withDefaults() Options {
 		def(&o.DedupeWindow, 2*time.Second)
 	}
 	def(&o.GiveUp, time.Duration(o.MaxAttempts)*16*o.BackoffBase)
+	if o.CrashDatabase != nil {
+		o.Parallel = 1 // a crash reaches every database on the server
+	}
 	return o
 }
 

@@ -80,6 +80,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("broker-link %s for %v, a payment committed into it", s.Fault, s.For)
 	case "stop-mid-batch":
 		return fmt.Sprintf("stop-mid-batch: commit %d, stop the relay publishing the first", stopMidBatchPayments)
+	case "crash-db":
+		return "crash-db: SIGKILL the server, restart it, wait for its recovery"
 	case "window-outage":
 		return fmt.Sprintf("window-outage: commit 1, lose its first publish's ack, cut every relay off for the dedupe window and %v", s.For)
 	case "broker-slow":
@@ -212,6 +214,8 @@ func drawStep(t *rapid.T, kinds, links []string, dispatchers int, aims []time.Du
 			For: ms(50, int(maxBrokerLinkFault/time.Millisecond), "broker-link-ms")}
 	case "window-outage":
 		return Step{Kind: k, For: ms(100, 1000, "window-outage-ms")}
+	case "crash-db":
+		return Step{Kind: k}
 	case "freeze":
 		// Frozen around the lease, or two or three of them: its claim
 		// runs out meanwhile, or just does not.

@@ -28,6 +28,7 @@ type tally struct {
 	duplicates                         int            // publishes the broker accepted of an event it had
 	storedTwice                        int            // messages a real broker's stream holds of an event it held
 	retained                           retained       // the most WAL a replication slot held back at a step
+	dbCrashes                          int            // server crashes that came back
 	quits                              int            // incarnations whose Dispatch returned unasked
 	consumerScheduled, consumerReached int
 	wedgeSteps                         int            // wedge steps, whether or not they caught a relay
@@ -107,7 +108,6 @@ var loopOnly = map[string]string{
 	"model-agreement": "the loop contract has no model of the subject's rows",
 	"observability":   "the loop contract reads no Stats",
 	"retention-safe":  "the loop contract runs no cleanup",
-	"CrashDatabase":   "the loop contract does not crash the server",
 }
 
 // summarize fills sum with the run's coverage and what did not apply.
@@ -115,7 +115,7 @@ func (r *runner) summarize(sum *harness.Summary) {
 	sum.Network = r.network()
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
-	sum.Crashes.Dispatcher = r.tally.kills
+	sum.Crashes.Dispatcher, sum.Crashes.Database = r.tally.kills, r.tally.dbCrashes
 	sum.Broker.Refused, sum.Broker.Duplicates, sum.Broker.StoredTwice = r.tally.refused, r.tally.duplicates, r.tally.storedTwice
 	sum.Slots = harness.SlotCoverage{MaxRetained: r.tally.retained.bytes, Slot: r.tally.retained.slot}
 	sum.Crashes.ConsumerScheduled, sum.Crashes.ConsumerReached = r.tally.consumerScheduled, r.tally.consumerReached
@@ -163,6 +163,10 @@ func (r *runner) summarize(sum *harness.Summary) {
 	if _, ok := capability[SchemaChanger](r.subj); !ok {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "schema-change" })
 		sum.NotApplicable["schema-change"] = "the subject's outbox table does not change shape (SchemaChanger): schema changes are not drawn"
+	}
+	if r.opts.CrashDatabase == nil {
+		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "crash-db" })
+		sum.NotApplicable["crash-db"] = "the harness crashes the server only when asked, on a server it owns (Options.CrashDatabase, --crash-db), one schedule at a time"
 	}
 	if r.js == nil {
 		sum.Nemesis = slices.DeleteFunc(sum.Nemesis, func(f harness.FaultCount) bool { return f.Kind == "broker-link" || f.Kind == "window-outage" })

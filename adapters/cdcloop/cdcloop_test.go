@@ -4,6 +4,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/outboxcheck/outboxcheck/adapters/cdcloop"
 	"github.com/outboxcheck/outboxcheck/harness"
@@ -62,5 +63,36 @@ func TestCDCMutantStoriesReplay(t *testing.T) {
 		if got, f, err := loopcheck.Replay(cdcloop.New, opts, s, "", 1); err != nil || got != 0 {
 			t.Errorf("the CDC relay on %s's story: %d failures (%v): %+v", m.Name, got, err, f)
 		}
+	}
+}
+
+// A database crash under the CDC relay: its replication connection and
+// every session end, the slot comes back at its last saved position
+// (perhaps an earlier one than it confirmed), and the relay resumes
+// from it: nothing committed before or after the crash is lost, and
+// what it reads again its consumer dedupes. Then schedules with
+// crash-db steps among the rest.
+func TestCDCRelayResumesAfterADatabaseCrash(t *testing.T) {
+	srv := pgscratch.Shared(t)
+	if !srv.Owned() {
+		t.Skip("the shared server is not the harness's own: it cannot be crashed")
+	}
+	s := loopcheck.Schedule{{Kind: "commit", N: 2}, {Kind: "pause", For: cdcloop.Recovery, Settle: true},
+		{Kind: "crash-db"}, {Kind: "commit", N: 2}, {Kind: "pause", For: 500 * time.Millisecond}}
+	var story string
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: cdcloop.Recovery, CrashDatabase: srv.Crash,
+		OnCheck: func(h *harness.History) { story = h.Story() }}
+	if got, f, err := loopcheck.Replay(cdcloop.New, opts, s, "", 2); err != nil || got != 0 {
+		t.Fatalf("the CDC relay failed %d of 2 (%v): %+v\n%s", got, err, f, story)
+	}
+	if !strings.Contains(story, "back after") {
+		t.Fatalf("the story lacks the crash:\n%s", story)
+	}
+	restore := harness.Budget{Checks: 15, Seed: 4}.Apply()
+	defer restore()
+	opts.OnCheck = nil
+	res := loopcheck.Exercise(t, cdcloop.New, opts)
+	if res.Crashes.Database == 0 {
+		t.Errorf("no crash-db step struck: %s", res.Coverage())
 	}
 }

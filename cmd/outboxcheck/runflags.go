@@ -51,6 +51,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	js := fs.Bool("jetstream", false, "with --loop: publish to a real broker, an embedded NATS JetStream behind its own fault link (broker-link steps partition it), instead of the harness's in-memory one")
 	dedupe := fs.Duration("dedupe-window", 0, "with --jetstream: the stream's Nats-Msg-Id duplicate window (default 2s, at least 100ms)")
+	crashDB := fs.Bool("crash-db", false, "with --loop: crash-db steps SIGKILL the server and restart it (crash recovery) under the subject; it must be a server the harness started (not --database-url, OUTBOXCHECK_DATABASE_URL or Docker), and schedules run one at a time, a crash reaching every database on it")
 	var settings settingFlags
 	fs.Var(&settings, "pg-setting", "a server setting the run needs, name=value (repeatable), e.g. wal_level=logical for your own WAL-reading relay: the harness's own server starts with it; one given by URL must already run with it (the CLI's cdc subjects ask for theirs)")
 	if help, err := parse(fs, args); help || err != nil {
@@ -85,12 +86,18 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	case *js && !*loop && *process == "":
 		return nil, false, usageErrorf("--jetstream is for --loop: the step contract's broker is the model's")
 	}
+	switch {
+	case *crashDB && !*loop && *process == "":
+		return nil, false, usageErrorf("--crash-db is for --loop: the step contract crashes a server it owns already")
+	case *crashDB && set["parallel"] && *parallel != 1:
+		return nil, false, usageErrorf("--crash-db runs one schedule at a time (a crash reaches every database on the server), not --parallel %d", *parallel)
+	}
 	if set["parallel"] && !*loop && *process == "" {
 		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
 	}
 	c := &gate.RunConfig{Subject: *subject, Budget: budget, Faults: !*noFaults, URL: *url, TimeLimit: *timeLimit,
 		Verbose: *verbose, Args: args, Shard: *shard, Parallel: *parallel, OnCheck: testHookCheck, Settings: settings,
-		JetStream: *js, DedupeWindow: *dedupe}
+		JetStream: *js, DedupeWindow: *dedupe, CrashDB: *crashDB}
 	var needs bool
 	if *process != "" {
 		if set["subject"] {
