@@ -16,7 +16,8 @@ type hello struct {
 	// Capabilities, in the operator's hello: what the subject has of
 	// "pending", "dead-letters", "failpoints" (its consumer announces
 	// them when asked), and what it declares: "publishes-once" (its
-	// claims exclude each other through a publish).
+	// claims exclude each other through a publish), "leans-on-dedupe"
+	// (it counts on a real broker's deduplication window: Deduper).
 	Capabilities []string `json:"capabilities,omitempty"`
 }
 

@@ -97,6 +97,7 @@ var (
 	_ loopcheck.Stopper       = (*subject)(nil)
 	_ loopcheck.Pauser        = (*subject)(nil)
 	_ loopcheck.OncePublisher = (*subject)(nil)
+	_ loopcheck.Deduper       = (*subject)(nil)
 )
 
 // spawn starts the process for role on actor a's link.
@@ -109,6 +110,10 @@ func (s *subject) spawn(ctx context.Context, role string, a harness.Actor, extra
 		"OUTBOXCHECK_MAX_ATTEMPTS="+strconv.Itoa(s.env.MaxAttempts),
 		"OUTBOXCHECK_DISPATCHERS="+strconv.Itoa(s.env.Dispatchers),
 		"OUTBOXCHECK_RETRY_BUDGET_MS="+ms(s.env.RetryBudget.Milliseconds()))
+	if s.env.DedupeWindow > 0 {
+		env = append(env, "OUTBOXCHECK_DEDUPE_WINDOW_MS="+ms(s.env.DedupeWindow.Milliseconds()),
+			"OUTBOXCHECK_WIRE_HOLD_MS="+ms(s.env.WireHold.Milliseconds()))
+	}
 	return spawn(ctx, s.cmd.Argv, s.cmd.Dir, append(env, extra...), role)
 }
 
@@ -125,6 +130,8 @@ func (s *subject) Lacks(iface any) bool {
 		return !s.has(s.op.c, "failpoints")
 	case *loopcheck.OncePublisher:
 		return !s.has(s.op.c, "publishes-once")
+	case *loopcheck.Deduper:
+		return !s.has(s.op.c, "leans-on-dedupe")
 	}
 	return false
 }
@@ -133,8 +140,12 @@ func (s *subject) Lacks(iface any) bool {
 // through a publish (its hello lists "publishes-once").
 func (s *subject) PublishesOnce() bool { return s.has(s.op.c, "publishes-once") }
 
+// LeansOnDedupe: the subject declares it leans on a real broker's
+// deduplication window (its hello lists "leans-on-dedupe").
+func (s *subject) LeansOnDedupe() bool { return s.has(s.op.c, "leans-on-dedupe") }
+
 // capabilities are those a hello may list.
-var capabilities = []string{"pending", "dead-letters", "failpoints", "publishes-once"}
+var capabilities = []string{"pending", "dead-letters", "failpoints", "publishes-once", "leans-on-dedupe"}
 
 // knownCapabilities refuses a capability the protocol does not have: a
 // misspelt one must not read as absent.

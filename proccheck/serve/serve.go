@@ -83,7 +83,7 @@ func env() loopcheck.Env {
 	n := func(k string) int { v, _ := strconv.Atoi(os.Getenv(k)); return v }
 	return loopcheck.Env{ConnString: func(harness.Actor) string { return url }, Lease: ms("OUTBOXCHECK_LEASE_MS"),
 		BackoffBase: ms("OUTBOXCHECK_BACKOFF_MS"), MaxAttempts: n("OUTBOXCHECK_MAX_ATTEMPTS"), Dispatchers: n("OUTBOXCHECK_DISPATCHERS"),
-		RetryBudget: ms("OUTBOXCHECK_RETRY_BUDGET_MS")}
+		RetryBudget: ms("OUTBOXCHECK_RETRY_BUDGET_MS"), DedupeWindow: ms("OUTBOXCHECK_DEDUPE_WINDOW_MS"), WireHold: ms("OUTBOXCHECK_WIRE_HOLD_MS")}
 }
 
 func (s *server) say(v any) {
@@ -186,6 +186,9 @@ func (s *server) operator(ctx context.Context) error {
 	}
 	if op, ok := subj.(loopcheck.OncePublisher); ok && op.PublishesOnce() {
 		caps = append(caps, "publishes-once")
+	}
+	if d, ok := subj.(loopcheck.Deduper); ok && d.LeansOnDedupe() {
+		caps = append(caps, "leans-on-dedupe")
 	}
 	s.say(map[string]any{"hello": "outboxcheck/1", "role": "operator", "capabilities": caps})
 	for {
