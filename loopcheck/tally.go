@@ -146,8 +146,11 @@ func (r *runner) summarize(sum *harness.Summary) {
 	if op, ok := capability[OncePublisher](r.subj); !ok || !op.PublishesOnce() {
 		sum.NotApplicable["publish-at-most-once"] = "the subject does not declare that it publishes each event once (OncePublisher): duplicate publishes are only counted"
 	}
-	if !r.leansOnDedupe() {
-		sum.NotApplicable["dedupe-window"] = "the subject does not declare that it leans on the broker's deduplication (Deduper), or the broker is the harness's own (--jetstream): messages stored twice are only counted"
+	switch {
+	case r.js == nil:
+		sum.NotApplicable["dedupe-window"] = "the broker is the harness's in-memory one, which deduplicates nothing (--jetstream for a real one)"
+	case !r.leansOnDedupe():
+		sum.NotApplicable["dedupe-window"] = "the subject does not declare that it leans on the broker's deduplication (Deduper): messages stored twice are only counted"
 	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"
