@@ -138,6 +138,10 @@ func saveSchedule(c *RunConfig, rep *reports.Report, res loopcheck.Result) error
 	return nil
 }
 
+// LeansOnDedupe reports whether the CLI's loop subject name leans on a
+// real broker's deduplication, and so turns --jetstream on itself.
+func LeansOnDedupe(name string) bool { return loopSubjects[name].dedupeWindow > 0 }
+
 // IsLoopSubject reports whether the CLI runs name through the loop
 // contract.
 func IsLoopSubject(name string) bool { _, ok := loopSubjects[name]; return ok }

@@ -93,7 +93,7 @@ func Run(c *RunConfig, stdout, stderr io.Writer) (err error) {
 			contract = "the process contract"
 		}
 		fmt.Fprintf(stdout, "outboxcheck: %s through %s on PostgreSQL %s (%s), %s, seed %d\n",
-			c.Subject, contract, ses.cluster.Version, ses.cluster.Source, strings.ReplaceAll(c.budgetText(), "checks", "schedules"), c.Budget.Seed)
+			c.Subject, contract, ses.cluster.Version, ses.cluster.Source, strings.ReplaceAll(c.budgetText(), "check", "schedule"), c.Budget.Seed)
 		return runLoop(c, ses, c.newReport(ses), stdout, stderr)
 	}
 	opts, drop, err := ses.options(c.Faults, c.Concurrent)
@@ -159,7 +159,7 @@ func (c *RunConfig) budgetText() string {
 	if c.TimeLimit > 0 {
 		return fmt.Sprintf("for %v (at most %d checks)", c.TimeLimit, c.Budget.Checks)
 	}
-	return fmt.Sprintf("%d checks", c.Budget.Checks)
+	return harness.Count(c.Budget.Checks, "checks")
 }
 
 func shardText(s string) string {

@@ -18,3 +18,14 @@ func Count(n int, unit string) string {
 	}
 	return strings.TrimSpace(fmt.Sprintf("%d %s", n, unit))
 }
+
+// Bytes is n bytes for a reader: B, KiB or MiB, one decimal.
+func Bytes(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+}

@@ -31,7 +31,7 @@ func (r Result) Coverage() string {
 		s += fmt.Sprintf("; JetStream: stored twice %d (retries past its %v dedupe window)", r.Broker.StoredTwice, r.Options.withDefaults().DedupeWindow)
 	}
 	if r.Slots.MaxRetained > 0 {
-		s += fmt.Sprintf("; replication slot %s retained up to %s of WAL", r.Slots.Slot, kB(r.Slots.MaxRetained))
+		s += fmt.Sprintf("; replication slot %s retained up to %s of WAL", r.Slots.Slot, harness.Bytes(r.Slots.MaxRetained))
 	}
 	if r.Loop.Stuck > 0 {
 		s += fmt.Sprintf("; %d killed incarnations never returned from Dispatch", r.Loop.Stuck)

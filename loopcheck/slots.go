@@ -2,7 +2,6 @@ package loopcheck
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -50,6 +49,3 @@ func (c *check) sampleSlots() {
 		}
 	}
 }
-
-// kB is n bytes in kB, for the coverage line.
-func kB(n int64) string { return fmt.Sprintf("%.1f kB", float64(n)/1024) }

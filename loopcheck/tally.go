@@ -24,7 +24,8 @@ type tally struct {
 	zombies                            int            // publishes attempted by a killed incarnation
 	stuckRelays                        int            // killed incarnations whose Dispatch never returned
 	partitions                         map[string]int // "link kind" → faults put on that link
-	refused                            int            // publishes the broker refused while down
+	refused                            int            // publishes the broker refused (down, or a poison's)
+	ackLost                            int            // publishes accepted whose ack was lost (the harness's, or the wire's)
 	duplicates                         int            // publishes the broker accepted of an event it had
 	storedTwice                        int            // messages a real broker's stream holds of an event it held
 	retained                           retained       // the most WAL a replication slot held back at a step
@@ -47,17 +48,20 @@ func (t *tally) partition(link string, k faults.Kind) {
 	t.partitions[link+" "+string(k)]++
 }
 
-// attempts counts one schedule's refused publishes, and its duplicate
-// ones (an event the broker already had).
+// attempts counts one schedule's refused publishes, those whose ack was
+// lost, and its duplicate ones (an event the broker already had).
 func (t *tally) attempts(as []Attempt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	carried := map[string]bool{}
 	for _, a := range as {
 		switch a.Outcome {
-		case "down":
+		case "down", "poison":
 			t.refused++
 		case "accepted", "accepted-late", "ack-lost", "no-reply":
+			if a.Outcome == "ack-lost" || a.Outcome == "no-reply" {
+				t.ackLost++
+			}
 			if carried[a.EventID] {
 				t.duplicates++
 			}
@@ -116,7 +120,8 @@ func (r *runner) summarize(sum *harness.Summary) {
 	r.tally.mu.Lock()
 	defer r.tally.mu.Unlock()
 	sum.Crashes.Dispatcher, sum.Crashes.Database = r.tally.kills, r.tally.dbCrashes
-	sum.Broker.Refused, sum.Broker.Duplicates, sum.Broker.StoredTwice = r.tally.refused, r.tally.duplicates, r.tally.storedTwice
+	sum.Broker.Refused, sum.Broker.AckLost = r.tally.refused, r.tally.ackLost
+	sum.Broker.Duplicates, sum.Broker.StoredTwice = r.tally.duplicates, r.tally.storedTwice
 	sum.Slots = harness.SlotCoverage{MaxRetained: r.tally.retained.bytes, Slot: r.tally.retained.slot}
 	sum.Crashes.ConsumerScheduled, sum.Crashes.ConsumerReached = r.tally.consumerScheduled, r.tally.consumerReached
 	sum.NotApplicable = map[string]string{}

@@ -73,7 +73,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		r.markdownFaults(p)
 		p("")
 		p("Duplicate publishes (the broker accepted an event it already had: at-least-once publishing, absorbed by the consumer's dedupe, and a violation only where the subject declares publish-at-most-once): %d.", r.Coverage.BrokerDuplicates)
-		if r.Coverage.BrokerStoredTwice > 0 {
+		if r.Coverage.BrokerStoredTwice > 0 || r.Environment.Broker != "" {
 			p("")
 			p("Stored twice (a real broker's stream held an event again: a retry that came after its dedupe window, which a consumer without an inbox would apply again): %d.", r.Coverage.BrokerStoredTwice)
 		}

@@ -21,7 +21,7 @@ func (r *Report) markdownNetwork(p func(string, ...any)) {
 	p("| broker: refused | %d | | |", r.Coverage.BrokerRefused)
 	p("| broker: ack lost | %d | | |", r.Coverage.BrokerAckLost)
 	p("| broker: duplicate publishes | %d | | |", r.Coverage.BrokerDuplicates)
-	if r.Coverage.BrokerStoredTwice > 0 {
+	if r.Coverage.BrokerStoredTwice > 0 || r.Environment.Broker != "" {
 		p("| broker: stored twice (JetStream, past its dedupe window) | %d | | |", r.Coverage.BrokerStoredTwice)
 	}
 	for _, k := range slices.Sorted(mapKeys(r.Coverage.Crashes)) {

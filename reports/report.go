@@ -298,6 +298,6 @@ func Read(dir string) (*Report, error) {
 
 // SlotText says what the subject's replication slots held back, in words.
 func (c Coverage) SlotText() string {
-	return fmt.Sprintf("Write-ahead log a replication slot held back (a relay that reads the log keeps it while it is down): up to %.1f kB, slot %s",
-		float64(c.SlotRetainedMax)/1024, c.SlotRetained)
+	return fmt.Sprintf("Write-ahead log a replication slot held back (a relay that reads the log keeps it while it is down; the server keeps every byte written since the slot's position, by other schedules on it too): up to %s, slot %s",
+		harness.Bytes(c.SlotRetainedMax), c.SlotRetained)
 }

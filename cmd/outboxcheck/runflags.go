@@ -16,6 +16,7 @@ import (
 	"github.com/outboxcheck/outboxcheck/gate"
 	"github.com/outboxcheck/outboxcheck/harness"
 	"github.com/outboxcheck/outboxcheck/impl/mutants"
+	"github.com/outboxcheck/outboxcheck/pgscratch"
 )
 
 // defaultChecks makes the default gate about 12,000 steps, every fault
@@ -44,13 +45,13 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	timeLimit := fs.Duration("time", 0, "a time budget: no check starts after it (with --checks unset, checks are unbounded)")
 	verbose := fs.Bool("v", false, "print rapid's output as it comes")
 	sqlQueries := fs.String("sql-queries", "", "test your own SQL: a file of sqlc-style named queries (ClaimOutboxEvents, GetNextOutboxAttemptAt, MarkOutboxEventPublished, MarkOutboxEventFailed) run in place of the reference's")
-	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan, graceful (stopped through its own Stop), cdc (the CDC relay) or a loop mutant (outboxcheck mutants -list)")
+	loop := fs.Bool("loop", false, "check through the loop contract (black-box relay loops on real time, end-state checks); --subject reference, slow-rescan, graceful (stopped through its own Stop), cdc (the CDC relay), dedupe (leaning on JetStream's dedupe window: --jetstream is then on) or a loop mutant (outboxcheck mutants -list)")
 	sqlSchema := fs.String("sql-schema", "", "with --sql-queries: DDL run before the reference schema (your outbox_events table and indexes)")
 	process := fs.String("process", "", "a subject in any language, through the process contract (docs/process-subjects.md): its command and arguments, split on spaces, run directly (no shell); each process gets its role as a last argument; implies --loop")
 	recovery := fs.Duration("recovery", 0, "with --process: the subject's declared recovery, the longest it may go without progress once everything is healed before what is pending is late (default 10s: its relays start as processes again after kills and at the drain, slowly on a loaded machine)")
 	parallel := fs.Int("parallel", 0, "with --loop: schedules run at once (1 to 64), each on its own database, links, broker and subject (default: 2 per core, at most 4: the CLI's relays read no server-wide snapshot); 1 runs them one by one")
 	js := fs.Bool("jetstream", false, "with --loop: publish to a real broker, an embedded NATS JetStream behind its own fault link (broker-link steps partition it), instead of the harness's in-memory one")
-	dedupe := fs.Duration("dedupe-window", 0, "with --jetstream: the stream's Nats-Msg-Id duplicate window (default 2s, at least 100ms)")
+	dedupe := fs.Duration("dedupe-window", 0, "with --jetstream: the stream's Nats-Msg-Id duplicate window (default 2s, and 5s for the dedupe subjects; at least 100ms)")
 	crashDB := fs.Bool("crash-db", false, "with --loop: crash-db steps SIGKILL the server and restart it (crash recovery) under the subject; it must be a server the harness started (not --database-url, OUTBOXCHECK_DATABASE_URL or Docker), and schedules run one at a time, a crash reaching every database on it")
 	var settings settingFlags
 	fs.Var(&settings, "pg-setting", "a server setting the run needs, name=value (repeatable), e.g. wal_level=logical for your own WAL-reading relay: the harness's own server starts with it; one given by URL must already run with it (the CLI's cdc subjects ask for theirs)")
@@ -79,8 +80,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 		return nil, false, usageErrorf("--recovery must be positive, got %v", *recovery)
 	}
 	switch {
-	case set["dedupe-window"] && !*js:
-		return nil, false, usageErrorf("--dedupe-window is for --jetstream")
+	case set["dedupe-window"] && !*js && !gate.LeansOnDedupe(*subject):
+		return nil, false, usageErrorf("--dedupe-window is for --jetstream (or a subject that turns it on: dedupe, dedupe-past-window)")
 	case set["dedupe-window"] && *dedupe < jetstream.MinDedupeWindow:
 		return nil, false, usageErrorf("--dedupe-window must be at least %v (JetStream's least), got %v", jetstream.MinDedupeWindow, *dedupe)
 	case *js && !*loop && *process == "":
@@ -91,6 +92,10 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 		return nil, false, usageErrorf("--crash-db is for --loop: the step contract crashes a server it owns already")
 	case *crashDB && set["parallel"] && *parallel != 1:
 		return nil, false, usageErrorf("--crash-db runs one schedule at a time (a crash reaches every database on the server), not --parallel %d", *parallel)
+	case *crashDB && (*url != "" || os.Getenv(pgscratch.EnvDatabaseURL) != ""):
+		return nil, false, usageErrorf("--crash-db crashes only a server the harness starts itself, not one given by --database-url or %s", pgscratch.EnvDatabaseURL)
+	case *noFaults && (*loop || *process != ""):
+		return nil, false, usageErrorf("--no-faults is for the step contract: the loop contract's schedules are its faults")
 	}
 	if set["parallel"] && !*loop && *process == "" {
 		return nil, false, usageErrorf("--parallel is for --loop: the step contract runs one check at a time (use --shard for more)")
