@@ -109,7 +109,7 @@ func (p *progress) print() {
 		line += fmt.Sprintf("/%d", p.total)
 	}
 	if shrinks > 0 {
-		line = fmt.Sprintf("shrinking a failure found at check %d · %d replays · %s elapsed", checks, shrinks, el.Round(time.Second))
+		line = fmt.Sprintf("shrinking a failure found after %d checks ran · %d replays · %s elapsed", checks, shrinks, el.Round(time.Second))
 	} else {
 		line += fmt.Sprintf(" · %.0f steps/s · %d faults injected · %s elapsed", float64(steps)/el.Seconds(), faults, el.Round(time.Second))
 	}
