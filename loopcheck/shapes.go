@@ -24,6 +24,9 @@ import (
 //   - frozen past its lease: let the relays settle, then the failing
 //     schedule's first freeze (a stale relay that wakes and publishes on
 //     a claim no longer its own); tried when the schedule had one;
+//   - an outage past the dedupe window: let the relays settle, then the
+//     failing schedule's first window-outage (a resend the broker stores
+//     twice); tried when the schedule had one;
 //   - stopped mid-batch, by its own stop: let the relays settle, kill
 //     every relay but one (two relays' claims may split the batch),
 //     then the stop-mid-batch step (a Close that acks the rest of its
@@ -61,6 +64,9 @@ func (sh *shrinker) shapes() []Schedule {
 	}
 	if i := slices.IndexFunc(sh.best, func(st Step) bool { return st.Kind == "freeze" }); i >= 0 {
 		out = append(out, append(sh.zoned(), Step{Kind: "commit", N: 1}, sh.settle(), sh.best[i]))
+	}
+	if i := slices.IndexFunc(sh.best, func(st Step) bool { return st.Kind == "window-outage" }); i >= 0 {
+		out = append(out, append(sh.zoned(), sh.settle(), sh.best[i]))
 	}
 	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
