@@ -89,6 +89,7 @@ func exitCases(t *testing.T) []exitCase {
 			args: []string{"run", "--loop", "--crash-db", "--report-dir", "", "--database-url", login(t, server, "", "", "postgres")},
 			says: "--crash-db crashes only a server the harness starts itself"},
 		{name: "--no-faults with --loop", code: exitUsage, args: []string{"run", "--loop", "--no-faults"}, says: "--no-faults is for the step contract"},
+		{name: "a dedupe subject with --jetstream=false", code: exitUsage, args: []string{"run", "--loop", "--subject", "dedupe", "--jetstream=false"}, says: "it runs with --jetstream"},
 		{name: "--jetstream without --loop", code: exitUsage, args: []string{"run", "--jetstream"}, says: "--jetstream is for --loop"},
 		{name: "a time budget that ran nothing", code: exitUsage, args: []string{"run", "--report-dir", "", "--loop", "--time", "1ms", "--parallel", "1"}, says: "nothing was judged"},
 		{name: "a bad --pg-setting", code: exitUsage, args: runArgs("--pg-setting", "wal_level"), says: `want name=value, e.g. wal_level=logical; got "wal_level"`},

@@ -80,6 +80,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 		return nil, false, usageErrorf("--recovery must be positive, got %v", *recovery)
 	}
 	switch {
+	case set["jetstream"] && !*js && gate.LeansOnDedupe(*subject):
+		return nil, false, usageErrorf("--subject %s leans on a real broker's deduplication: it runs with --jetstream", *subject)
 	case set["dedupe-window"] && !*js && !gate.LeansOnDedupe(*subject):
 		return nil, false, usageErrorf("--dedupe-window is for --jetstream (or a subject that turns it on: dedupe, dedupe-past-window)")
 	case set["dedupe-window"] && *dedupe < jetstream.MinDedupeWindow:
