@@ -19,6 +19,9 @@ import (
 // expectation; a loop contract report's schedule is replayed times times.
 // It exits as the replay comes out.
 func Replay(dir string, times int, url string, stdout, stderr io.Writer) error {
+	if times < 1 {
+		return Usagef("replay: --times must be at least 1, got %d", times)
+	}
 	arg := dir
 	dir, err := filepath.Abs(arg)
 	if err != nil {
@@ -42,9 +45,6 @@ func Replay(dir string, times int, url string, stdout, stderr io.Writer) error {
 		return Usagef("replay: the report's fail file is missing: %v", err)
 	}
 	if ce.FailFile == ScheduleFile {
-		if times < 1 {
-			return Usagef("replay: --times must be at least 1, got %d", times)
-		}
 		ses, err := openSession(url, stderr, false, loopsubjects.Settings(rep.Subject))
 		if err != nil {
 			return err
