@@ -244,6 +244,9 @@ func (sh *shrinker) ends() []Schedule {
 // Whether it removed one.
 func (sh *shrinker) dropKinds() bool {
 	var cands []Schedule
+	if s := withoutIdleHeals(sh.best); len(s) < len(sh.best) {
+		cands = append(cands, s) // first: the heals that healed nothing
+	}
 	seen := map[string]bool{}
 	for _, st := range sh.best {
 		if seen[st.Kind] || st.Settle {
@@ -324,4 +327,27 @@ func (sh *shrinker) simplify() bool {
 		progress, from = true, at[j]
 	}
 	return progress
+}
+
+// withoutIdleHeals is s without the heals of a link nothing before them
+// cut: no partition of it, and none of the steps that cut links of their
+// own (a wedge, a strand, a window outage, a consumer's or the
+// database's crash).
+func withoutIdleHeals(s Schedule) Schedule {
+	var out Schedule
+	cut, cutsOwn := map[string]bool{}, false
+	for _, st := range s {
+		switch st.Kind {
+		case "partition":
+			cut[st.Link] = true
+		case "wedge", "strand", "window-outage", "crash-consumer", "crash-db":
+			cutsOwn = true
+		case "heal":
+			if !cut[st.Link] && !cutsOwn {
+				continue
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }

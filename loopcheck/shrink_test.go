@@ -211,3 +211,15 @@ func TestSlowBatchShapes(t *testing.T) {
 		t.Errorf("a schedule without a slow window: %d slow batches", n)
 	}
 }
+
+// A heal of a link nothing cut is dropped first; one after a partition
+// of it, or after a step that cuts links of its own, stays.
+func TestWithoutIdleHeals(t *testing.T) {
+	s := Schedule{{Kind: "heal", Link: "producer"}, {Kind: "partition", Link: "dispatcher-0"}, {Kind: "heal", Link: "dispatcher-0"},
+		{Kind: "heal", Link: "consumer-0"}, {Kind: "wedge"}, {Kind: "heal", Link: "dispatcher-1"}}
+	got := withoutIdleHeals(s)
+	want := Schedule{{Kind: "partition", Link: "dispatcher-0"}, {Kind: "heal", Link: "dispatcher-0"}, {Kind: "wedge"}, {Kind: "heal", Link: "dispatcher-1"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
