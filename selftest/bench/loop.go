@@ -97,7 +97,8 @@ func (c Config) soakLoop(ctx context.Context, k *LoopKill) error {
 		return err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	opts := loopcheck.Options{DatabaseURL: db.URL, Recovery: k.Mutant.RecoveryTime(), MaxAttempts: k.Mutant.MaxAttempts}
+	opts := loopcheck.Options{DatabaseURL: db.URL, Recovery: k.Mutant.RecoveryTime(), MaxAttempts: k.Mutant.MaxAttempts,
+		JetStream: k.Mutant.DedupeWindow > 0, DedupeWindow: k.Mutant.DedupeWindow}
 	start := time.Now()
 	for time.Since(start) < c.Budget {
 		k.SoakRounds++
