@@ -81,18 +81,26 @@ func (d *Dispatcher) DispatchBatch(ctx context.Context, limit int) (int, []error
 	}
 	var failures []error
 	for _, ev := range events {
-		if err := d.Publish(ctx, ev); err != nil {
-			if _, markErr := d.MarkFailed(ctx, ev, err); markErr != nil {
-				err = errors.Join(err, markErr)
-			}
-			failures = append(failures, fmt.Errorf("publish outbox event %s: %w", ev.ID, err))
-			continue
-		}
-		if _, err := d.MarkPublished(ctx, ev); err != nil {
-			failures = append(failures, fmt.Errorf("mark outbox event %s published: %w", ev.ID, err))
+		if err := d.Send(ctx, ev); err != nil {
+			failures = append(failures, err)
 		}
 	}
 	return len(events), failures
+}
+
+// Send publishes one claimed event and marks it published, or failed
+// if the publish failed; it returns what went wrong.
+func (d *Dispatcher) Send(ctx context.Context, ev Claimed) error {
+	if err := d.Publish(ctx, ev); err != nil {
+		if _, markErr := d.MarkFailed(ctx, ev, err); markErr != nil {
+			err = errors.Join(err, markErr)
+		}
+		return fmt.Errorf("publish outbox event %s: %w", ev.ID, err)
+	}
+	if _, err := d.MarkPublished(ctx, ev); err != nil {
+		return fmt.Errorf("mark outbox event %s published: %w", ev.ID, err)
+	}
+	return nil
 }
 
 // NextAttemptAt is when DispatchBatch could next find work.

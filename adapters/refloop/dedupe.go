@@ -97,15 +97,8 @@ func withinWindow(d *impl.Dispatcher, allowed time.Duration) func(ctx context.Co
 				}
 				continue
 			}
-			if err := d.Publish(ctx, ev); err != nil {
-				if _, markErr := d.MarkFailed(ctx, ev, err); markErr != nil {
-					err = errors.Join(err, markErr)
-				}
-				errs = append(errs, fmt.Errorf("publish outbox event %s: %w", ev.ID, err))
-				continue
-			}
-			if _, err := d.MarkPublished(ctx, ev); err != nil {
-				errs = append(errs, fmt.Errorf("mark outbox event %s published: %w", ev.ID, err))
+			if err := d.Send(ctx, ev); err != nil {
+				errs = append(errs, err)
 			}
 		}
 		return len(events), errs
