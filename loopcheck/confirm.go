@@ -10,11 +10,8 @@ import (
 
 // shrinkAndConfirm shrinks res's failing schedule within the shrink time,
 // on every runner of the pool, and runs the result Options.Confirm times.
-// If it came back in fewer than all, the same story told without its
-// races (steadier) is confirmed too, and kept if it comes back more
-// often: a story that raced the subject becomes one that does not; if it
-// still comes back less than half the time, so are the schedules it
-// replaced, from the last.
+// If it came back in fewer than all, steadiest looks for a story that
+// comes back every time (see there).
 func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 	opts := p.runners[0].opts
 	sh := &shrinker{try: p.shrinkRun, workers: len(p.runners), interrupted: opts.interrupted, recovery: opts.Recovery,
@@ -28,24 +25,9 @@ func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 		res.Interrupted = true
 		return
 	}
-	c := p.confirm(sh.best, sh.property, opts.Confirm)
-	for _, v := range sh.steadier(sh.best) {
-		if c.err != nil || c.m == c.n {
-			break
-		}
-		if c2 := p.confirm(v, sh.property, opts.Confirm); c2.err == nil && c2.m > c.m {
-			c = c2
-		}
-	}
-	// Still back less than half the time: the last shrink steps may have
-	// been lucky runs. Walk back through what they replaced, a few at
-	// most, and keep the first that comes back at least half the time
-	// (or the one that came back most).
-	for i, tried := len(sh.earlier)-1, 0; i >= 0 && tried < maxFallbacks && c.err == nil && 2*c.m < c.n; i, tried = i-1, tried+1 {
-		if c2 := p.confirm(sh.earlier[i], sh.property, opts.Confirm); c2.err == nil && c2.m > c.m {
-			c = c2
-		}
-	}
+	c := steadiest(sh.best, sh.steadier(sh.best), sh.earlier, func(s Schedule) confirmed {
+		return p.confirm(s, sh.property, opts.Confirm)
+	})
 	res.Schedule, res.Reproduced, res.Confirmations = c.s, c.m, c.n
 	if c.last != nil {
 		res.Failure, res.Outcomes = c.last, c.outcomes
@@ -54,8 +36,40 @@ func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 	res.Flaky = c.err == nil && c.m == 0
 }
 
-// maxFallbacks is how many earlier schedules shrinkAndConfirm confirms,
-// at most, when the shrunk one comes back less than half the time.
+// steadiest confirms best, and while what it keeps came back in fewer
+// than all of its runs, tries more:
+//
+//   - first the same story told without its races (steadier), in order,
+//     each kept if it comes back more often;
+//   - then the schedules best replaced while shrinking (earlier, longest
+//     first), from the last, maxFallbacks at most: the last shrink steps
+//     may have been lucky runs, as when a deletion turns a cold start
+//     (which never races) into a bare commit that races the relay's
+//     first start and fails half the time. Each is kept if it comes back
+//     more often: a longer story that replays every time is worth more to
+//     whoever replays it than a shorter one that may not.
+//
+// It stops at the first that comes back every time, or at a run's error.
+func steadiest(best Schedule, steadier, earlier []Schedule, confirm func(Schedule) confirmed) confirmed {
+	c := confirm(best)
+	sure := func() bool { return c.err != nil || c.m == c.n }
+	for _, v := range steadier {
+		if sure() {
+			return c
+		}
+		if c2 := confirm(v); c2.err == nil && c2.m > c.m {
+			c = c2
+		}
+	}
+	for i, tried := len(earlier)-1, 0; i >= 0 && tried < maxFallbacks && !sure(); i, tried = i-1, tried+1 {
+		if c2 := confirm(earlier[i]); c2.err == nil && c2.m > c.m {
+			c = c2
+		}
+	}
+	return c
+}
+
+// maxFallbacks is how many earlier schedules steadiest confirms, at most.
 const maxFallbacks = 3
 
 // shrinkRun runs s on runner w as a shrink candidate, abandoned at until
