@@ -23,6 +23,7 @@ import (
 var (
 	confirm = flag.Int("confirm", 5, "how many times each loop row's shrunk schedule runs again")
 	only    = flag.String("only", "", "comma-separated loop mutants: only their rows (no passing subject's)")
+	stories = flag.Bool("stories", false, "log each row's output (a killed row's story too), not only a failed row's")
 )
 
 // The shared server runs with what every loop row needs (the CDC
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 // length: real time decides how far 20 s gets (3 to 20 steps on an idle
 // machine); each row logs how often its story came back.
 //
-//	go test -v ./selftest/killmatrix/loopmatrix/ [-rapid.seed N] [-confirm 10] [-only cdc-late-slot,...]
+//	go test -v ./selftest/killmatrix/loopmatrix/ [-rapid.seed N] [-confirm 10] [-only cdc-late-slot,...] [-stories]
 func TestLoopKillMatrix(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the loop rows of the kill matrix run without -race: go test ./selftest/killmatrix/loopmatrix/")
@@ -57,6 +58,9 @@ func TestLoopKillMatrix(t *testing.T) {
 	}
 	_, err := killmatrix.Run(context.Background(), cfg, func(r killmatrix.Row) {
 		t.Log(killmatrix.Line(r))
+		if *stories && r.OK() {
+			t.Log(r.Output)
+		}
 		if !r.OK() {
 			t.Errorf("%s: %s (want %q):\n%s", r.Subject, r.Verdict(), r.Want, r.Output)
 		}
