@@ -60,8 +60,9 @@ type Options struct {
 	// LateSlot creates the slot when a relay first starts, not with the
 	// schema: what committed before is not in it.
 	LateSlot bool
-	// TemporarySlot streams from a temporary slot each relay creates on
-	// its connection, gone with it.
+	// TemporarySlot streams from a temporary slot the streaming relay
+	// creates on its connection, gone with it (one name, so one relay
+	// streams at a time, as with the reference's slot).
 	TemporarySlot bool
 	// KeepaliveConfirms answers the server's keepalives with the WAL end
 	// they carry, whatever is read and not yet published.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -136,7 +135,7 @@ func (r *relay) connect(ctx context.Context) (*pgconn.PgConn, string, pglogrepl.
 			err = nil // made by an earlier start
 		}
 	case s.opts.TemporarySlot:
-		slot = s.slot + "_t" + strconv.Itoa(r.i)
+		slot = s.slot + "_t" // one name: while a relay streams from it, the others' creates fail (42710) and they try again
 		_, err = pglogrepl.CreateReplicationSlot(cctx, conn, slot, "pgoutput", pglogrepl.CreateReplicationSlotOptions{Temporary: true})
 	case s.opts.FromCurrent:
 		var sys pglogrepl.IdentifySystemResult
