@@ -57,7 +57,7 @@ func (m Mutant) KilledBy(p string) bool { return p == m.Kills || slices.Contains
 var Mutants = []Mutant{
 	{Name: "notify-only", Bug: "wakes on notifications only: a retry or an expired lease nobody notifies waits for ever", Kills: "timely-delivery", Also: []string{"takeover", "crash-loop"}, New: NotifyOnly},
 	{Name: "delete-dead", Bug: "(e) deletes an event once it is DEAD, leaving no trace", Kills: "no-loss", New: DeleteDead, MaxAttempts: 3},
-	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a failed event is retried at once, with no backoff, for ever, never dead", Kills: "backoff", New: AttemptsRolledBack, MaxAttempts: 3},
+	{Name: "attempts-rolled-back", Bug: "(a) the failure update is rolled back with the send: a failed event is retried at once, with no backoff, for ever, never dead", Kills: "backoff", Also: []string{"dead-letter"}, New: AttemptsRolledBack, MaxAttempts: 3},
 	{Name: "never-dead", Bug: "the failure update never writes DEAD: a poison event is retried, with its backoff, for ever", Kills: "dead-letter", New: NeverDead, MaxAttempts: 3},
 	{Name: "batch-ack", Bug: "(b) stops a batch at a message whose ack timed out, then marks the whole batch published, unsent rows too", Kills: "no-loss", New: BatchAck},
 	{Name: "batch-ack-long", Bug: "(b) batch-ack with a library's usual 30 s ack deadline: only a broker slower than that shows it", Kills: "no-loss", New: BatchAckLong, ShrinkTime: time.Minute},
