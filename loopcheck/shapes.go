@@ -181,15 +181,15 @@ func (sh *shrinker) settle() Step {
 // moved further from it (widen), a settle pause before its first
 // fault (settleFirst), a broker fault set before the commit it follows
 // (aimEarly), that with each broker outage run to its end (outlast),
-// each window outage at its longest (overrun), and, for a duplicate
-// publish, the story told into a slow window (slowFirst).
+// and, for a duplicate publish, the story told into a slow window
+// (slowFirst).
 func (sh *shrinker) steadier(s Schedule) []Schedule {
 	var out []Schedule
 	aimed := aimEarly(s)
 	if aimed == nil {
 		aimed = s
 	}
-	for _, v := range []Schedule{widen(s), sh.settleFirst(s), aimEarly(s), outlast(aimed), overrun(s), sh.slowFirst(s)} {
+	for _, v := range []Schedule{widen(s), sh.settleFirst(s), aimEarly(s), outlast(aimed), sh.slowFirst(s)} {
 		if v != nil {
 			out = append(out, v)
 		}
