@@ -25,8 +25,10 @@ import (
 //     schedule's first freeze (a stale relay that wakes and publishes on
 //     a claim no longer its own); tried when the schedule had one;
 //   - an outage past the dedupe window: let the relays settle, then the
-//     failing schedule's first window-outage (a resend the broker stores
-//     twice); tried when the schedule had one;
+//     failing schedule's first window-outage, then settle again (a
+//     resend the broker stores twice; it comes once the relay's claim
+//     runs out after the heal, and the drain, finding the event
+//     delivered, would judge before it); tried when the schedule had one;
 //   - stopped mid-batch, by its own stop: let the relays settle, kill
 //     every relay but one (two relays' claims may split the batch),
 //     then the stop-mid-batch step (a Close that acks the rest of its
@@ -66,7 +68,7 @@ func (sh *shrinker) shapes() []Schedule {
 		out = append(out, append(sh.zoned(), Step{Kind: "commit", N: 1}, sh.settle(), sh.best[i]))
 	}
 	if i := slices.IndexFunc(sh.best, func(st Step) bool { return st.Kind == "window-outage" }); i >= 0 {
-		out = append(out, append(sh.zoned(), sh.settle(), sh.best[i]))
+		out = append(out, append(sh.zoned(), sh.settle(), sh.best[i], sh.settle()))
 	}
 	out = append(out, sh.slowBatches()...)
 	if !slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "kill" || st.Kind == "stop" }) {
@@ -181,15 +183,15 @@ func (sh *shrinker) settle() Step {
 // moved further from it (widen), a settle pause before its first
 // fault (settleFirst), a broker fault set before the commit it follows
 // (aimEarly), that with each broker outage run to its end (outlast),
-// and, for a duplicate publish, the story told into a slow window
-// (slowFirst).
+// a settle after a window outage (settledAfterOutage), and, for a
+// duplicate publish, the story told into a slow window (slowFirst).
 func (sh *shrinker) steadier(s Schedule) []Schedule {
 	var out []Schedule
 	aimed := aimEarly(s)
 	if aimed == nil {
 		aimed = s
 	}
-	for _, v := range []Schedule{widen(s), sh.settleFirst(s), aimEarly(s), outlast(aimed), sh.slowFirst(s)} {
+	for _, v := range []Schedule{widen(s), sh.settleFirst(s), aimEarly(s), outlast(aimed), sh.settledAfterOutage(s), sh.slowFirst(s)} {
 		if v != nil {
 			out = append(out, v)
 		}
@@ -255,6 +257,18 @@ func outlast(s Schedule) Schedule {
 		return nil
 	}
 	return append(slices.Clone(s), Step{Kind: "pause", For: longest, Settle: true})
+}
+
+// settledAfterOutage is s ended by a settle pause when it has a window
+// outage: a relay resends the event whose ack the outage lost only once
+// its claim runs out after the heal, and without the pause the drain,
+// finding the event delivered, may judge before the resend (a story that
+// came back 8 of 10). Nil when s has none, or already ends settling.
+func (sh *shrinker) settledAfterOutage(s Schedule) Schedule {
+	if !slices.ContainsFunc(s, func(st Step) bool { return st.Kind == "window-outage" }) || len(s) > 0 && s[len(s)-1].Settle {
+		return nil
+	}
+	return append(slices.Clone(s), sh.settle())
 }
 
 // settleFirst is s with a settle pause before its first fault: a story
