@@ -45,16 +45,20 @@ func (r *Report) LoopMarkdown() string {
 	p("Killed: loop contract %d of %d loop mutants, loop soak %d of %d.", hk, len(r.LoopKills), sk, len(r.LoopKills))
 	if len(r.LoopRates) > 0 {
 		p("")
-		p("Schedules per minute: the reference relay (`refloop.New`) through `loopcheck.Run` for %v each, seed 1, one at a time and then at `loopcheck.DefaultParallel()` (2 per core, at most 4), side by side in this run. A schedule mostly waits (leases, backoff, recovery), so runners on their own databases overlap.", r.Budget)
+		p("Schedules per minute: the reference relay (`refloop.New`) through `loopcheck.Run`, seed 1, the same schedules (as many as the default `run --loop` checks) one at a time, at `loopcheck.DefaultParallel()` (2 per core, at most 4) and at twice that, side by side in this run. A schedule mostly waits (leases, backoff, recovery), so runners on their own databases overlap; CPU is the machine's, busy meanwhile.")
 		p("")
-		p("| schedules at once | schedules | time | per minute | × one at a time | failures |")
-		p("|---|---|---|---|---|---|")
+		p("| schedules at once | schedules | time | per minute | × one at a time | CPU busy | failures |")
+		p("|---|---|---|---|---|---|---|")
 		for _, lr := range r.LoopRates {
 			failed := "none"
 			if lr.Failed != "" {
 				failed = lr.Failed
 			}
-			p("| %d | %d | %s | %.0f | %.1f | %s |", lr.K, lr.Schedules, secs(lr.Took), lr.PerMinute(), lr.PerMinute()/r.LoopRates[0].PerMinute(), failed)
+			cpu := "-"
+			if lr.CPU >= 0 {
+				cpu = fmt.Sprintf("%.0f%%", 100*lr.CPU)
+			}
+			p("| %d | %d | %s | %.0f | %.1f | %s | %s |", lr.K, lr.Schedules, secs(lr.Took), lr.PerMinute(), lr.PerMinute()/r.LoopRates[0].PerMinute(), cpu, failed)
 		}
 	}
 	return b.String()
