@@ -18,6 +18,10 @@ import (
 //     or marked the event done before its publish never publishes it
 //     again); tried for a no-loss failure, judged only for a subject that
 //     shows its dead letters;
+//   - poisoned for ever: a poison on the next payment, then its commit
+//     (a relay that never gives up on an event), and crashed mid-publish
+//     if the failing schedule had a crash-loop step (one that counts no
+//     attempt its relay died in); tried for a dead-letter failure;
 //   - changed under the relays: a schema change, then a commit (a relay
 //     that decodes against the columns it knew); tried when the failing
 //     schedule changed the schema;
@@ -57,6 +61,12 @@ func (sh *shrinker) shapes() []Schedule {
 	var out []Schedule
 	if sh.property == "no-loss" && !sh.best.cold() {
 		out = append(out, sh.coldStart(), sh.crashedMidPublish())
+	}
+	if sh.property == "dead-letter" {
+		out = append(out, append(sh.zoned(), Step{Kind: "poison", N: 1}, Step{Kind: "commit", N: 1}))
+		if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "crash-loop" }) {
+			out = append(out, sh.crashedMidPublish())
+		}
 	}
 	if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "schema-change" }) {
 		out = append(out, append(sh.zoned(), Step{Kind: "schema-change"}, Step{Kind: "commit", N: 1}))

@@ -223,3 +223,29 @@ func TestWithoutIdleHeals(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// A dead-letter failure is first tried as a poison for ever on a fresh
+// payment, and, where the failing schedule crashed relays at publish, as
+// the crash loop alone: never-dead seed 6 was found through a crash loop
+// and left an 11-step story that came back 7 of 10.
+func TestDeadLetterShapes(t *testing.T) {
+	s := Schedule{{Kind: "timezone", Zone: "Asia/Tokyo"}, {Kind: "commit", N: 1}, {Kind: "crash-loop"}, {Kind: "pause", For: time.Second}}
+	sh := newTestShrinker(&oracle{}, s, 1)
+	sh.property = "dead-letter"
+	got := sh.shapes()
+	zone := Step{Kind: "timezone", Zone: "Asia/Tokyo"}
+	if len(got) < 2 || !slices.Equal(got[0], Schedule{zone, {Kind: "poison", N: 1}, {Kind: "commit", N: 1}}) ||
+		!slices.Equal(got[1], Schedule{zone, {Kind: "crash-loop"}}) {
+		t.Fatalf("shapes: %v", got)
+	}
+	sh.best = s[:2]
+	if got := sh.shapes(); len(got) != 1 {
+		t.Errorf("without a crash loop: %v, want the poison alone", got)
+	}
+	sh.property = "no-loss"
+	for _, g := range sh.shapes() {
+		if slices.ContainsFunc(g, func(st Step) bool { return st.Kind == "poison" }) {
+			t.Errorf("a no-loss failure got the poison shape: %v", g)
+		}
+	}
+}
