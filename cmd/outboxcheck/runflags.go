@@ -35,6 +35,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*gate.RunConfig, bool, e
 	fs := newFlags("run", "Checks the reference implementation (or a mutant) against the model with rapid.", stdout)
 	var b budgetFlags
 	b.register(fs, defaultChecks)
+	fs.Lookup("checks").Usage += "; for --loop, schedules, and 10 when not set"
 	subject := fs.String("subject", "reference", "what to check: reference, or a mutant's name (see 'outboxcheck mutants -list')")
 	noFaults := fs.Bool("no-faults", false, "turn off partitions, lost replies, lost acks, crashes inside a mark and database crashes (refused publishes and kills between calls are ordinary actions: they stay)")
 	url := fs.String("database-url", "", "PostgreSQL server URL (default: $OUTBOXCHECK_DATABASE_URL, else Docker, else local binaries)")

@@ -45,7 +45,7 @@ func (r *Report) LoopMarkdown() string {
 	p("Killed: loop contract %d of %d loop mutants, loop soak %d of %d.", hk, len(r.LoopKills), sk, len(r.LoopKills))
 	if len(r.LoopRates) > 0 {
 		p("")
-		p("Schedules per minute: the reference relay (`refloop.New`) through `loopcheck.Run`, seed 1, the same schedules (as many as the default `run --loop` checks) one at a time, at `loopcheck.DefaultParallel()` (2 per core, at most 4) and at twice that, side by side in this run. A schedule mostly waits (leases, backoff, recovery), so runners on their own databases overlap; CPU is the machine's, busy meanwhile.")
+		p("Schedules per minute: the reference relay (`refloop.New`) through `loopcheck.Run`, seed 1, the same schedules (as many as the default `run` checks, as a sample) one at a time, at `loopcheck.DefaultParallel()` (2 per core, at most 4) and at twice that, side by side in this run. A schedule mostly waits (leases, backoff, recovery), so runners on their own databases overlap; CPU is the machine's, busy meanwhile.")
 		p("")
 		p("| schedules at once | schedules | time | per minute | × one at a time | CPU busy | failures |")
 		p("|---|---|---|---|---|---|---|")
