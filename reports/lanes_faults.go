@@ -31,17 +31,44 @@ var (
 		"BrokerDown":      {row: "broker", key: "down", kind: "down", what: "down"},
 		"BrokerSlow":      {row: "broker slow", key: "slow", kind: "fault", what: "slow: acknowledgements late"},
 		"HoldTransaction": {row: "database", key: "hold", kind: "fault", what: "transaction held"},
+		// The loop contract's.
+		"Cold":       {row: "dispatchers", key: "down", kind: "down", what: "cold start: not started with the schedule"},
+		"Crashed":    {key: "down", kind: "down", what: "crashed publishing"},
+		"BrokerLink": {row: "broker", key: "link", kind: "fault", what: "broker link faulted"},
 	}
 	closes = map[string]window{
 		"Heal": {key: "fault"}, "Restart": {key: "down"},
 		"BrokerUp": {row: "broker", key: "down"}, "BrokerPrompt": {row: "broker slow", key: "slow"},
 		"ReleaseTransaction": {row: "database", key: "hold"},
+		"BrokerLinkHealed":   {row: "broker", key: "link"},
 	}
 	instants = map[string]window{
 		"CrashDatabase": {row: "database", kind: "crash", what: "crash"}, "CrashConsumer": {kind: "crash", what: "crash"},
 		"Poison": {row: "broker", kind: "crash", what: "poison"}, "AckLost": {row: "broker", kind: "crash", what: "ack lost"},
+		// The loop contract's.
+		"CrashLoop": {row: "broker", kind: "crash", what: "crash loop: its publishes crash the relay"},
+		"Strand":    {kind: "crash", what: "stranded mid-publish"},
+		"Freeze":    {kind: "crash", what: "frozen"}, "StopMidBatch": {kind: "crash", what: "stopped mid-batch"},
+		"WindowOutage": {row: "broker", kind: "crash", what: "cut off past the dedupe window"},
+		"SlowPayment":  {row: "broker", kind: "crash", what: "one payment slow"},
+		"SchemaChange": {row: "database", kind: "crash", what: "schema changed"},
 	}
+	// caught are the loop's actions that strike a relay caught
+	// publishing: recorded by the operator, they caught none (or, for a
+	// crash loop, were not applicable), and mark nothing.
+	caught = []string{"Wedge", "Strand", "Freeze", "StopMidBatch", "WindowOutage", "CrashLoop"}
 )
+
+// struck says whether step s did what it names: not skipped, failed,
+// not made, nor a catch that caught no relay.
+func struck(s Step) bool {
+	for _, p := range []string{"skipped", "error", "not made"} {
+		if strings.HasPrefix(s.Result, p) {
+			return false
+		}
+	}
+	return s.Actor != "operator" || !slices.Contains(caught, s.Action)
+}
 
 // spans finds the fault windows of steps; a window still open at the end
 // runs to the last step. A step that was skipped or failed opens none.
@@ -62,7 +89,7 @@ func spans(steps []Step) []span {
 		return s.Actor
 	}
 	for i, s := range steps {
-		if strings.HasPrefix(s.Result, "skipped") || strings.HasPrefix(s.Result, "error") {
+		if !struck(s) {
 			continue
 		}
 		if w, ok := closes[s.Action]; ok {
@@ -71,7 +98,7 @@ func spans(steps []Step) []span {
 		if w, ok := instants[s.Action]; ok {
 			out = append(out, span{Row: rowOf(w, s), From: i, To: i, Kind: w.kind, What: w.what})
 		}
-		if w, ok := opens[s.Action]; ok && !(s.Action == "Wedge" && s.Actor == "operator") {
+		if w, ok := opens[s.Action]; ok {
 			row, what := rowOf(w, s), w.what
 			if what == "" {
 				what = words(s.Input)

@@ -101,3 +101,35 @@ func TestElapsedTicksReadApart(t *testing.T) {
 		}
 	}
 }
+
+// The loop's own faults are on the track too: a cold start until the
+// drain, a crash loop and the relays it crashed, a schema change; a
+// strand the operator records caught no relay, and marks nothing. A
+// newcomer read "no fault or crash in this counterexample" under a
+// story that was a crash loop.
+func TestFaultsTrackShowsTheLoopsOwnFaults(t *testing.T) {
+	steps := []Step{
+		{Action: "Cold", Actor: "operator", Input: "every relay"},
+		{Action: "Commit", Actor: "producer", Input: "pay-1", Result: "ok"},
+		{Action: "CrashLoop", Actor: "broker", Input: "pay-2: every publish of its event crashes the relay publishing it"},
+		{Action: "Crashed", Actor: "dispatcher-0", Input: "dispatcher-0#1, publishing e of pay-2"},
+		{Action: "Strand", Actor: "operator", Result: "no relay published within 1s: nothing stranded"},
+		{Action: "SchemaChange", Actor: "operator", Input: "change 1", Result: "not made: boom"},
+		{Action: "SchemaChange", Actor: "operator", Input: "change 1", Result: "the outbox table changed shape while the relays ran"},
+		{Action: "Drain", Actor: "operator"},
+	}
+	got := spans(steps)
+	for k, w := range map[string][2]int{
+		"dispatchers: cold start: not started with the schedule": {0, 7},
+		"broker: crash loop: its publishes crash the relay":      {2, 2},
+		"dispatcher-0: crashed publishing":                       {3, 7},
+		"database: schema changed":                               {6, 6},
+	} {
+		if !slices.ContainsFunc(got, func(s span) bool { return s.Row+": "+s.What == k && s.From == w[0] && s.To == w[1] }) {
+			t.Errorf("no window %s from step index %d to %d: %+v", k, w[0], w[1], got)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d windows, want 4 (a strand that caught nothing and a change not made mark none): %+v", len(got), got)
+	}
+}
