@@ -114,7 +114,7 @@ func (p *progress) print() {
 		line += fmt.Sprintf(" · %.0f steps/s · %d faults injected · %s elapsed", float64(steps)/el.Seconds(), faults, el.Round(time.Second))
 	}
 	switch {
-	case !p.deadline.IsZero():
+	case !p.deadline.IsZero() && shrinks == 0: // shrinking has its own budget
 		line += fmt.Sprintf(" · %s left", max(0, time.Until(p.deadline)).Round(time.Second))
 	case shrinks == 0 && checks > 0 && checks < p.total:
 		eta := time.Duration(float64(el) / float64(checks) * float64(p.total-checks))

@@ -56,7 +56,7 @@ func (r *Report) Fill(sum harness.Summary) {
 	if f != nil && f.History != nil && len(f.History.Entries) > 0 {
 		ce := &Counterexample{Property: f.Property, Operation: f.Operation, Message: f.Message}
 		if sum.First != nil {
-			ce.FirstCheck = sum.First.Check
+			ce.FirstCheck, ce.FirstAt = sum.First.Check, seconds(sum.First.Elapsed)
 		}
 		for _, e := range f.History.Entries {
 			ce.Steps = append(ce.Steps, Step{N: e.Step, Clock: e.Clock.Format("15:04:05.000000"), Action: e.Action,

@@ -214,13 +214,13 @@ func (p *plotter) failure(bottom int) {
 	if f == nil || f.FirstCheck == 0 {
 		return
 	}
-	at := -1.0
+	at := f.FirstAt
 	for _, c := range p.r.Progress {
-		if c.Check == f.FirstCheck {
+		if c.Check == f.FirstCheck && at <= 0 { // a report from before first_failed_at_seconds
 			at = c.At
 		}
 	}
-	if at < 0 {
+	if at <= 0 {
 		return
 	}
 	x := p.x(at)

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,27 @@ func TestProgressInJSON(t *testing.T) {
 	}
 	if b, _ := json.Marshal(sample()); strings.Contains(string(b), "progress") || strings.Contains(string(b), "shrinking") {
 		t.Fatalf("empty progress is not left out: %s", b)
+	}
+}
+
+// With several schedules at once, check 6 may end before the sixth
+// schedule to end does: the failure's line is where check 6 ended
+// (first_failed_at_seconds), at the shrinking band's start, not at the
+// sixth checkpoint. A newcomer saw the line 7 s after the band began.
+func TestFailureLineIsWhenTheFailingCheckEnded(t *testing.T) {
+	r := progressSample()
+	r.Failure.FirstCheck, r.Failure.FirstAt = 6, 1.5
+	r.Shrinking = &Span{From: 1.5, To: 9}
+	rp := newRatePlot(r)
+	if rp == nil {
+		t.Fatal("no plot")
+	}
+	p := &plotter{r: r, end: max(r.Progress[len(r.Progress)-1].At, r.Shrinking.To)}
+	i := slices.IndexFunc(rp.Shapes, func(s shape) bool { return s.Class == "failline" })
+	if i < 0 {
+		t.Fatal("no failure line")
+	}
+	if x := rp.Shapes[i].X; x != p.x(1.5) {
+		t.Errorf("the failure's line at x=%d, want %d (1.5 s); the sixth checkpoint is at x=%d", x, p.x(1.5), p.x(r.Progress[5].At))
 	}
 }

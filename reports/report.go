@@ -203,7 +203,11 @@ type Counterexample struct {
 	Operation  string `json:"operation,omitempty"`
 	Message    string `json:"message"`
 	FirstCheck int    `json:"first_failed_at_check"`
-	Steps      []Step `json:"steps"`
+	// FirstAt is when that check ended, in seconds from the run's start:
+	// with several schedules at once (the loop contract), checks end out
+	// of their numbers' order, and the plot marks the failure here.
+	FirstAt float64 `json:"first_failed_at_seconds,omitempty"`
+	Steps   []Step  `json:"steps"`
 	// FailFile is rapid's fail file, relative to the report's directory:
 	// `outboxcheck replay` runs exactly this check again.
 	FailFile string `json:"fail_file,omitempty"`
