@@ -265,8 +265,12 @@ func (p *plotter) caption(width time.Duration) string {
 		if f := p.r.Failure; f != nil && f.FirstCheck > 0 {
 			found = fmt.Sprintf("the failure found at check %d", f.FirstCheck)
 		}
-		out += fmt.Sprintf(" The grey band is rapid shrinking %s: %d replays over %s, not counted in steps/s.",
-			found, p.r.ShrinkRuns, duration(s.To-s.From))
+		who := "rapid"
+		if p.r.Contract == LoopContract {
+			who = "the loop shrinker"
+		}
+		out += fmt.Sprintf(" The grey band is the time %s spent shrinking %s: %d replays over %s, not counted in steps/s.",
+			who, found, p.r.ShrinkRuns, duration(s.To-s.From))
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func TestRatePlotOnlyForLongRuns(t *testing.T) {
 	r := progressSample()
 	page := html(t, r)
 	for _, want := range []string{`<svg id="rate"`, `class="rate-line"`, `class="fault-bar struck"`, `class="shrink-band"`,
-		"check 40 failed", "40 checks over", "grey band is rapid shrinking the failure found at check 40: 120 replays"} {
+		"check 40 failed", "40 checks over", "grey band is the time rapid spent shrinking the failure found at check 40: 120 replays"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -98,5 +98,9 @@ func TestFailureLineIsWhenTheFailingCheckEnded(t *testing.T) {
 	}
 	if x := rp.Shapes[i].X; x != p.x(1.5) {
 		t.Errorf("the failure's line at x=%d, want %d (1.5 s); the sixth checkpoint is at x=%d", x, p.x(1.5), p.x(r.Progress[5].At))
+	}
+	r.Contract = LoopContract
+	if c := newRatePlot(r).Caption; !strings.Contains(c, "the time the loop shrinker spent shrinking the failure found at check 6") {
+		t.Errorf("a loop run's caption: %s", c)
 	}
 }
