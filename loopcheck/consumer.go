@@ -125,9 +125,9 @@ func (c *check) crashConsumer(st Step) {
 	cerr := c.net.Cut(link.String())
 	n, terr := c.terminate(link)
 	c.handling.Unlock()
-	res := fmt.Sprintf("crashed at %s; link cut, %d sessions ended; delivered again later", st.At, n)
+	res := fmt.Sprintf("crashed at %s; link cut, %s ended; delivered again later", st.At, sessions(n))
 	if !reached {
-		res = fmt.Sprintf("the failpoint was not reached (%s); link cut, %d sessions ended; delivered again later", result(err, "acknowledged"), n)
+		res = fmt.Sprintf("the failpoint was not reached (%s); link cut, %s ended; delivered again later", result(err, "acknowledged"), sessions(n))
 	} else {
 		c.tally.consumerCrash(true)
 	}

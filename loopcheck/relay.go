@@ -110,7 +110,7 @@ func (c *check) killInto(i, at int, prefix string) {
 	rl.cancel()
 	n, terr := c.terminate(dispatcher(i))
 	rl.pub.buried()
-	res := fmt.Sprintf("publisher revoked, link down, %d sessions ended", n)
+	res := fmt.Sprintf("publisher revoked, link down, %s ended", sessions(n))
 	if err = errors.Join(err, terr); err != nil {
 		res += "; error: " + err.Error()
 	}
@@ -209,4 +209,12 @@ func (c *check) stopThen(i int, then func()) (running, killed bool) {
 		return true, true
 	}
 	return true, false
+}
+
+// sessions counts database sessions in words: "1 session", "2 sessions".
+func sessions(n int) string {
+	if n == 1 {
+		return "1 session"
+	}
+	return fmt.Sprintf("%d sessions", n)
 }
