@@ -95,6 +95,7 @@ type check struct {
 }
 
 func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
+	r.judged = judged{} // none yet: a schedule that ends before its steps judged nothing
 	now := time.Now()
 	c := &check{runner: r, ctx: context.Background(), start: now, bro: newBroker(now), paid: map[string]bool{},
 		maybe: map[string]bool{}, voided: map[string]bool{}, begun: map[string]time.Duration{}, acked: map[string]bool{}, handleErr: map[string]error{}, relays: make([]*relay, r.opts.Dispatchers)}

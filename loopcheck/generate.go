@@ -37,6 +37,7 @@ type ran struct {
 	err      error
 	end      time.Duration // since the run's start
 	point    harness.Checkpoint
+	judged   judged // folded into the run's tally only if it counts (wait)
 }
 
 func newGeneration(p *pool, opts Options, start time.Time) *generation {
@@ -80,7 +81,7 @@ func (g *generation) submit(s Schedule) bool {
 	go func() {
 		defer g.wg.Done()
 		f, err := r.run(s)
-		g.finish(n, r, ran{s: s, f: f, failedAt: r.failedAt, outcomes: r.outcomes, err: err})
+		g.finish(n, r, ran{s: s, f: f, failedAt: r.failedAt, outcomes: r.outcomes, err: err, judged: r.judged})
 		g.free <- r
 	}()
 	return true
@@ -101,7 +102,6 @@ func (g *generation) finish(n int, r *runner, x ran) {
 		g.opts.OnCheck(&h)
 	}
 	x.end = time.Since(g.start)
-	r.tally.fold(r.judged)
 	var now harness.Summary
 	g.p.runners[0].summarize(&now)
 	injected, struck := now.Faults()
@@ -136,6 +136,7 @@ func (g *generation) wait(res *Result) (failedAt int) {
 		}
 		res.Checks++
 		res.Steps += len(x.s)
+		g.p.runners[0].tally.fold(x.judged) // as the steps: none of a schedule after the failure
 		x.point.Check = res.Checks // in the order they ended
 		res.Progress = append(res.Progress, x.point)
 	}

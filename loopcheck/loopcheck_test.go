@@ -121,6 +121,13 @@ func TestDeleteDeadShrinks(t *testing.T) {
 	if res.Reproduced == 0 || res.Confirmations != 5 {
 		t.Errorf("the shrunk schedule reproduced %d of %d, want at least once in 5", res.Reproduced, res.Confirmations)
 	}
+	// Judgements count as the steps do: none of a schedule that ended
+	// after the failing one, though it ended before it (several at once).
+	for _, p := range res.Properties {
+		if p.Name == "relay-liveness" && p.Judged > res.Steps {
+			t.Errorf("relay-liveness judged %d steps of the run's %d", p.Judged, res.Steps)
+		}
+	}
 }
 
 // A relay that wakes only on notifications leaves a failed publish's retry
