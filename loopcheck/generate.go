@@ -137,7 +137,7 @@ func (g *generation) wait(res *Result) (failedAt int) {
 		res.Checks++
 		res.Steps += len(x.s)
 		g.p.runners[0].tally.fold(x.judged) // as the steps: none of a schedule after the failure
-		x.point.Check = res.Checks // in the order they ended
+		x.point.Check = res.Checks          // in the order they ended
 		res.Progress = append(res.Progress, x.point)
 	}
 	if cut == 0 {
