@@ -232,7 +232,7 @@ func TestStopMidBatchCatchesCloseAcksUnsent(t *testing.T) {
 	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: refloop.Recovery}
 	// Every run whose step caught the relay publishing is killed. A run
 	// whose relay published nothing within the catch's wait (a loaded
-	// machine: CI once had 1 of 5) stops nothing and proves nothing.
+	// machine: CI once had 4 of 5 killed) stops nothing and proves nothing.
 	var f *harness.Failure
 	caught := 0
 	for range 5 {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -215,10 +216,8 @@ func (p *plotter) failure(bottom int) {
 		return
 	}
 	at := f.FirstAt
-	for _, c := range p.r.Progress {
-		if c.Check == f.FirstCheck && at <= 0 { // a report from before first_failed_at_seconds
-			at = c.At
-		}
+	if i := slices.IndexFunc(p.r.Progress, func(c Checkpoint) bool { return c.Check == f.FirstCheck }); at <= 0 && i >= 0 {
+		at = p.r.Progress[i].At // a report from before first_failed_at_seconds
 	}
 	if at <= 0 {
 		return

@@ -63,7 +63,11 @@ func (c Config) loopRates(ctx context.Context) ([]LoopRate, error) {
 			}
 			r.Failed = f.Property
 		}
-		c.logf("loop rate: %d at a time, %d schedules in %v: %.0f a minute, CPU %.0f%% busy", r.K, r.Schedules, took.Round(time.Second), r.PerMinute(), 100*r.CPU)
+		cpuText := "CPU unknown"
+		if r.CPU >= 0 {
+			cpuText = fmt.Sprintf("CPU %.0f%% busy", 100*r.CPU)
+		}
+		c.logf("loop rate: %d at a time, %d schedules in %v: %.0f a minute, %s", r.K, r.Schedules, took.Round(time.Second), r.PerMinute(), cpuText)
 		out = append(out, r)
 	}
 	return out, nil
