@@ -100,6 +100,10 @@ type broker struct {
 	// what this one accepts goes on to it, and log is what its stream
 	// holds (jetstream.go).
 	real *realBroker
+	// claims are the relays' reports of their claims and completions
+	// (a ClaimReporter's); noted is closed at the next one.
+	claims []claimNote
+	noted  chan struct{}
 }
 
 // lateness is a slow payment: its acks are delay late until until.

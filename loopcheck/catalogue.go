@@ -32,7 +32,8 @@ const (
 // then the loop contract's own.
 var catalogue = []property{
 	{name: "no-phantom", checked: atTheEnd, unit: "end states", never: noEnd},
-	{name: "fencing", checked: notByTheLoop},
+	{name: "fencing", checked: atTheEnd, unit: "completions that changed a row",
+		never: "no relay reported a completion that changed its event's row"},
 	{name: "lease-exclusive", checked: notByTheLoop},
 	{name: "stable-id", checked: notByTheLoop},
 	{name: "effect-at-most-once", checked: afterEveryStep, unit: "steps",

@@ -42,7 +42,12 @@ func (c *check) freeze(st Step) {
 	if !ok {
 		return
 	}
-	defer c.bro.unhold(h)
+	held := true
+	defer func() {
+		if held {
+			c.bro.unhold(h)
+		}
+	}()
 	who := dispatcher(got.index).String()
 	what := fmt.Sprintf("%s, publishing %s of %s, for %s", got.relay, got.msg.ID, got.msg.AggregateID, aimText(st.For, st.Aim))
 	if err := p.Pause(got.index); err != nil {
@@ -63,6 +68,18 @@ func (c *check) freeze(st Step) {
 		res += "; resume: " + err.Error()
 	}
 	h.frozeFor = time.Since(start) // its ack comes that late by the relay's clock: ambiguous
+	if cr, ok := capability[ClaimReporter](c.subj); ok && cr.ReportsClaims() {
+		// The thawed relay completes the claim it held: its report must
+		// be in before the end state is judged, which may be at once.
+		thawed := time.Since(c.bro.start)
+		held = false
+		c.bro.unhold(h)
+		if c.awaitCompletion(got.relay, got.msg.ID, thawed, c.opts.Recovery) {
+			res += "; it reported its completion"
+		} else {
+			res += fmt.Sprintf("; it reported no completion of %s within %v", got.msg.ID, c.opts.Recovery)
+		}
+	}
 	c.setResult(at, res)
 }
 
@@ -85,4 +102,17 @@ func (r *runner) moreKinds() []string {
 		out = append(out, "crash-db")
 	}
 	return out
+}
+
+// FrozenPastLease is the canonical freeze story, as a schedule to
+// Replay: a commit, a pause of settle (the relays start and publish it),
+// then the relay making the next publish frozen for three leases (aimed
+// at the lease), and a pause of a second, for its thawed publish to land:
+// a stale relay that wakes past its lease, its claim taken over.
+func FrozenPastLease(lease, settle time.Duration) Schedule {
+	if lease == 0 {
+		lease = defaultLease
+	}
+	return Schedule{{Kind: "commit", N: 1}, {Kind: "pause", For: settle, Settle: true},
+		{Kind: "freeze", For: 3*lease + 2*time.Millisecond, Aim: lease}, {Kind: "pause", For: time.Second}}
 }

@@ -67,8 +67,11 @@ func TestPropertiesNeverJudgedSayWhy(t *testing.T) {
 	if am := recs["effect-at-most-once"]; am.Judged != 7 || am.Unit != "steps" || am.NotJudged != "" || am.Checked != afterEveryStep {
 		t.Fatalf("effect-at-most-once after 7 steps: %+v", am)
 	}
-	if f := recs["fencing"]; f.NotApplicable == "" || f.Checked != notByTheLoop {
-		t.Fatalf("fencing: %+v", f)
+	if f := recs["fencing"]; !strings.Contains(f.NotApplicable, "ClaimReporter") || f.Checked != atTheEnd {
+		t.Fatalf("fencing of a subject that reports no claims: %+v", f)
+	}
+	if f := recs["lease-exclusive"]; f.NotApplicable == "" || f.Checked != notByTheLoop {
+		t.Fatalf("lease-exclusive: %+v", f)
 	}
 	r.tally.wedges = 1
 	if why := records(t, r)["relay-isolation"].NotJudged; !strings.HasPrefix(why, "1 relay wedged,") {

@@ -118,7 +118,7 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	o.Steps = min(o.Steps, 200)
-	def(&o.Lease, 300*time.Millisecond)
+	def(&o.Lease, defaultLease)
 	def(&o.BackoffBase, 20*time.Millisecond)
 	def(&o.RetryBudget, 500*time.Millisecond)
 	def(&o.Recovery, 3*time.Second)
@@ -143,3 +143,7 @@ func (o Options) HardBound() time.Duration {
 
 // maxOutage is the longest broker outage one step draws.
 const maxOutage = 3 * time.Second
+
+// defaultLease is Options.Lease unless set: short, so that leases run out
+// within a schedule.
+const defaultLease = 300 * time.Millisecond

@@ -29,7 +29,8 @@ func (c *check) twice(fx map[string]int) *harness.Failure {
 	return nil
 }
 
-// safety judges what no wait can mend: an effect twice, an effect of an
+// safety judges what no wait can mend: a stale claim's completion that
+// changed a row, an effect twice, an effect of an
 // event the broker never carried or of a rolled-back payment, a payment
 // that took effect twice through two events, a dead letter twice or of
 // a delivered payment, a retry too soon, a poison event not dead.
@@ -43,7 +44,7 @@ func (c *check) safety(e endState) *harness.Failure {
 	// Counts before timings: two relays that both claim an event also
 	// retry it each on its own clock, so a retry too soon follows from a
 	// duplicate publish, and comes back less often than the duplicate.
-	for _, judge := range []func(endState) *harness.Failure{c.phantom, c.exactlyOnce, c.deadExclusive, c.publishOnce,
+	for _, judge := range []func(endState) *harness.Failure{c.fencing, c.phantom, c.exactlyOnce, c.deadExclusive, c.publishOnce,
 		func(endState) *harness.Failure { return c.backoff() }, c.deadLetter,
 		func(endState) *harness.Failure { return c.dedupeWindow() }} {
 		if f := judge(e); f != nil {

@@ -106,7 +106,6 @@ func (t *tally) outage(d time.Duration) {
 // loopOnly are the step contract's properties and faults the loop
 // contract cannot see, with why.
 var loopOnly = map[string]string{
-	"fencing":         "the loop contract sees the end state and effects only, not rows or claims",
 	"lease-exclusive": "the loop contract sees the end state and effects only, not rows or claims",
 	"stable-id":       "the loop contract sees the end state and effects only, not rows or claims",
 	"model-agreement": "the loop contract has no model of the subject's rows",
@@ -156,6 +155,9 @@ func (r *runner) summarize(sum *harness.Summary) {
 		sum.NotApplicable["dedupe-window"] = "the broker is the harness's in-memory one, which deduplicates nothing (--jetstream for a real one)"
 	case !r.leansOnDedupe():
 		sum.NotApplicable["dedupe-window"] = "the subject does not declare that it leans on the broker's deduplication (Deduper): messages stored twice are only counted"
+	}
+	if cr, ok := capability[ClaimReporter](r.subj); !ok || !cr.ReportsClaims() {
+		sum.NotApplicable["fencing"] = "the subject's relays report no claims (ClaimReporter; a process subject's capability \"claims\"): the loop contract sees the end state and effects only, not rows or claims"
 	}
 	if _, ok := capability[Pender](r.subj); !ok {
 		sum.NotApplicable["timely-delivery"] = "the subject lists no pending events: an event not delivered by the bound counts as lost"

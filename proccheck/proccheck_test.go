@@ -36,6 +36,7 @@ func TestBrokenProtocolIsTheSubjectsError(t *testing.T) {
 		{"bad-hello", "the operator process", []string{"its first line is not a hello", `"Starting outbox relay v1.2 ..."`}},
 		{"old-version", "the operator process", []string{"speaks outboxcheck/0, not outboxcheck/1"}},
 		{"garbage-relay", "the relay process", []string{"not a publish", `"publishing event 42"`}},
+		{"half-report", "the relay process", []string{"a completed report without its fields", `\"claim\": \"c-1\"`}},
 		{"wrong-id", "the operator process", []string{"a reply to no request"}},
 		{"unknown-field", "the operator process", []string{"not a reply of the protocol", `unknown field "effect"`}},
 		{"misspelt-capability", "the operator process", []string{`the capability "dead-letter"`}},

@@ -17,7 +17,9 @@ type hello struct {
 	// "pending", "dead-letters", "failpoints" (its consumer announces
 	// them when asked), and what it declares: "publishes-once" (its
 	// claims exclude each other through a publish), "leans-on-dedupe"
-	// (it counts on a real broker's deduplication window: Deduper).
+	// (it counts on a real broker's deduplication window: Deduper),
+	// "claims" (its relays report their claims and completions:
+	// ClaimReporter).
 	Capabilities []string `json:"capabilities,omitempty"`
 }
 
@@ -53,10 +55,22 @@ type continuation struct {
 // an answer says so ({"op": "abandon", "id": N}): the publish is given up
 // on, as a Go relay's cancelled context gives it up, and an ack that
 // comes after is known to have come to no one.
+//
+// A relay whose operator lists "claims" also reports its claims and
+// completions, as its database reported them: {"op": "claimed", "event":
+// E, "claim": C, "over": C0} (it took event E under claim C, over the
+// claim C0 that still held it, its lease run out; "over" absent if none
+// did) and {"op": "completed", "event": E, "claim": C, "changed": true}
+// (its update that ends claim C on E committed, and changed the row or
+// not). Neither has a reply.
 type publish struct {
-	Op      string   `json:"op"` // publish, abandon
+	Op      string   `json:"op"` // publish, abandon, claimed, completed
 	ID      *int64   `json:"id"`
 	Message *Message `json:"message,omitempty"`
+	Event   string   `json:"event,omitempty"`
+	Claim   string   `json:"claim,omitempty"`
+	Over    string   `json:"over,omitempty"`
+	Changed *bool    `json:"changed,omitempty"`
 }
 
 type published struct {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/outboxcheck/outboxcheck/harness"
+	"github.com/outboxcheck/outboxcheck/loopcheck"
 )
 
 // Dispatch starts relay i's process and answers its publishes through
@@ -52,8 +53,20 @@ func (s *subject) Dispatch(ctx context.Context, i int, pub harness.Publisher) er
 		case err == nil && p.Op == "abandon" && p.ID != nil:
 			inflight.abandon(*p.ID)
 			continue
+		case err == nil && p.Op == "claimed" && p.Event != "" && p.Claim != "" && p.Changed == nil:
+			if cl, ok := pub.(loopcheck.ClaimLog); ok {
+				cl.Claimed(p.Event, p.Claim, p.Over)
+			}
+			continue
+		case err == nil && p.Op == "completed" && p.Event != "" && p.Claim != "" && p.Changed != nil && p.Over == "":
+			if cl, ok := pub.(loopcheck.ClaimLog); ok {
+				cl.Completed(p.Event, p.Claim, *p.Changed)
+			}
+			continue
+		case err == nil && (p.Op == "claimed" || p.Op == "completed"):
+			return c.broke("a "+p.Op+" report without its fields (claimed: event, claim and perhaps over; completed: event, claim and changed)", string(line))
 		case err != nil || p.Op != "publish" || p.ID == nil || p.Message == nil:
-			why := "not a publish"
+			why := "not a publish, abandon or report"
 			if err != nil {
 				why += ": " + err.Error()
 			}

@@ -98,6 +98,7 @@ var (
 	_ loopcheck.Pauser        = (*subject)(nil)
 	_ loopcheck.OncePublisher = (*subject)(nil)
 	_ loopcheck.Deduper       = (*subject)(nil)
+	_ loopcheck.ClaimReporter = (*subject)(nil)
 )
 
 // spawn starts the process for role on actor a's link.
@@ -132,6 +133,8 @@ func (s *subject) Lacks(iface any) bool {
 		return !s.has(s.op.c, "publishes-once")
 	case *loopcheck.Deduper:
 		return !s.has(s.op.c, "leans-on-dedupe")
+	case *loopcheck.ClaimReporter:
+		return !s.has(s.op.c, "claims")
 	}
 	return false
 }
@@ -144,8 +147,12 @@ func (s *subject) PublishesOnce() bool { return s.has(s.op.c, "publishes-once") 
 // deduplication window (its hello lists "leans-on-dedupe").
 func (s *subject) LeansOnDedupe() bool { return s.has(s.op.c, "leans-on-dedupe") }
 
+// ReportsClaims: the subject's relays report their claims and
+// completions (its hello lists "claims").
+func (s *subject) ReportsClaims() bool { return s.has(s.op.c, "claims") }
+
 // capabilities are those a hello may list.
-var capabilities = []string{"pending", "dead-letters", "failpoints", "publishes-once", "leans-on-dedupe"}
+var capabilities = []string{"pending", "dead-letters", "failpoints", "publishes-once", "leans-on-dedupe", "claims"}
 
 // knownCapabilities refuses a capability the protocol does not have: a
 // misspelt one must not read as absent.

@@ -190,6 +190,9 @@ func (s *server) operator(ctx context.Context) error {
 	if d, ok := subj.(loopcheck.Deduper); ok && d.LeansOnDedupe() {
 		caps = append(caps, "leans-on-dedupe")
 	}
+	if cr, ok := subj.(loopcheck.ClaimReporter); ok && cr.ReportsClaims() {
+		caps = append(caps, "claims")
+	}
 	s.say(map[string]any{"hello": "outboxcheck/1", "role": "operator", "capabilities": caps})
 	for {
 		r, ok, err := s.next()
@@ -382,3 +385,19 @@ func (p *publisher) Publish(ctx context.Context, m harness.Message) error {
 		return ctx.Err()
 	}
 }
+
+// Claimed reports a claim of the served relay's (loopcheck.ClaimLog).
+func (p *publisher) Claimed(event, claim, over string) {
+	line := map[string]any{"op": "claimed", "event": event, "claim": claim}
+	if over != "" {
+		line["over"] = over
+	}
+	p.s.say(line)
+}
+
+// Completed reports a completion of the served relay's.
+func (p *publisher) Completed(event, claim string, changed bool) {
+	p.s.say(map[string]any{"op": "completed", "event": event, "claim": claim, "changed": changed})
+}
+
+var _ loopcheck.ClaimLog = (*publisher)(nil)

@@ -32,6 +32,9 @@ else:
 if role == "relay" and mode == "garbage-relay":
     print("publishing event 42", flush=True)
     time.sleep(60)
+if role == "relay" and mode == "half-report":
+    say({"op": "completed", "event": "e-1", "claim": "c-1"})
+    time.sleep(60)
 for line in sys.stdin:
     req = json.loads(line)
     if mode == "wrong-id" and role == "operator":
