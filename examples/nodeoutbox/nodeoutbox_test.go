@@ -52,3 +52,17 @@ func TestNodeOutboxWithoutInboxIsCaught(t *testing.T) {
 	}
 	t.Logf("caught at schedule %d; shrunk to %s, reproduced %d of %d\n%s", res.First.Check, harness.Count(len(res.Schedule), "steps"), res.Reproduced, res.Confirmations, res.Story())
 }
+
+// Completing a claim by the row alone is belied by a relay frozen past its
+// lease (SIGSTOP … SIGCONT) just before its publish: another relay takes
+// the event over, and the thawed relay's completion still changes the
+// row, as its own report says: fencing.
+func TestNodeOutboxUnfencedIsCaughtByAFreeze(t *testing.T) {
+	cmd := node(t, "--unfenced")
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: proccheck.Recovery}
+	n, f, err := loopcheck.Replay(proccheck.New(cmd), opts, loopcheck.FrozenPastLease(opts.Lease, 2*time.Second), "fencing", 3)
+	if err != nil || n < 2 {
+		t.Fatalf("the unfenced completion was caught by fencing %d of 3 (%v): %+v", n, err, f)
+	}
+	t.Logf("caught %d of 3: %s\n%s", n, f.Message, f.History.Story())
+}

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // A transactional outbox + inbox in Node.js (the pg package only), run by
 // outboxcheck's process contract: one process per role, JSON lines on stdin
-// and stdout (protocol outboxcheck/1, docs/process.md).
+// and stdout (protocol outboxcheck/1, docs/process-subjects.md).
 //
-//     node outbox.js [--no-inbox] producer|relay|consumer|operator
+//     node outbox.js [--no-inbox | --unfenced] producer|relay|consumer|operator
 //
 // The seed's design: the business row and its event in one transaction; a
 // relay that claims due events with FOR UPDATE SKIP LOCKED, a lease and a
@@ -11,8 +11,9 @@
 // only while its claim is current (else a retry with backoff, DEAD after the
 // last attempt, also for an event claimed that often without an outcome); a
 // consumer that dedupes by event_id in the transaction of its effect.
-// --no-inbox is the broken variant: the consumer applies the effect without
-// the inbox.
+// The broken variants: --no-inbox applies the effect without the inbox;
+// --unfenced completes a claim by the row alone, not while the claim is
+// current.
 'use strict';
 
 const crypto = require('crypto');
@@ -46,6 +47,12 @@ const CALL_TIMEOUT_MS = 2000; // a statement not answered in this long is given 
 const ACK_DEADLINE_MS = LEASE_MS * 0.8; // a publish not acknowledged in this long is given up on
 const BATCH = 10;
 const NO_INBOX = process.argv.includes('--no-inbox');
+// --unfenced is the other broken variant: its completions (published,
+// failed, dead) update the row by seq alone, not while the claim is
+// current. A relay paused past its lease wakes and completes a claim that
+// another relay took over: its report says the update changed the row.
+const UNFENCED = process.argv.includes('--unfenced');
+const FENCE = (n) => (UNFENCED ? `$${n}::text IS NOT NULL` : `claim_id = $${n}`);
 
 const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 const log = (...args) => process.stderr.write(args.join(' ') + '\n');
@@ -167,6 +174,9 @@ async function relay() {
       await sleep(20);
       continue;
     }
+    for (const r of rows) { // reported as the database said: fencing is judged from them
+      say({ op: 'claimed', event: r.event_id, claim: claimId, ...(r.over ? { over: r.over } : {}) });
+    }
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
       if (stopping) { // hand back what is not published
@@ -188,12 +198,14 @@ async function relay() {
         res = { result: 'error', error: `no acknowledgement within ${ACK_DEADLINE_MS} ms` };
       }
       try {
+        let changed;
         if (res.result === 'accepted') {
-          await db.run((c) => c.query(
-            "UPDATE js_outbox SET status = 'PUBLISHED', claim_id = NULL, claim_expires_at = NULL WHERE seq = $1 AND claim_id = $2", [r.seq, claimId]));
+          changed = (await db.run((c) => c.query(
+            `UPDATE js_outbox SET status = 'PUBLISHED', claim_id = NULL, claim_expires_at = NULL WHERE seq = $1 AND ${FENCE(2)}`, [r.seq, claimId]))).rowCount;
         } else {
-          await db.run((c) => fail(c, r.seq, claimId, r.attempts, res.error || res.result));
+          changed = await db.run((c) => fail(c, r.seq, claimId, r.attempts, res.error || res.result));
         }
+        say({ op: 'completed', event: r.event_id, claim: claimId, changed: changed > 0 });
       } catch (e) {
         log('mark:', oneLine(e)); // the lease decides: another relay takes it over
       }
@@ -218,14 +230,17 @@ async function claim(c, claimId) {
   await c.query(`UPDATE js_outbox SET status = 'DEAD', claim_id = NULL, claim_expires_at = NULL,
       last_error = 'claimed ' || attempts || ' times without an outcome'
     WHERE status = 'PENDING' AND attempts >= $1 AND (claim_expires_at IS NULL OR claim_expires_at <= now())`, [MAX_ATTEMPTS]);
+  // over: the claim still holding a row, its lease run out (a completion
+  // clears claim_id), which this one takes the row over from.
   const { rows } = await c.query(`
-    UPDATE js_outbox SET claim_id = $1, claim_expires_at = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-    WHERE seq IN (
-      SELECT seq FROM js_outbox
+    WITH due AS (
+      SELECT seq, claim_id AS over FROM js_outbox
       WHERE status = 'PENDING' AND available_at <= now() AND attempts < $3
         AND (claim_expires_at IS NULL OR claim_expires_at <= now())
       ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
-    RETURNING seq, event_id, aggregate_id, payload, occurred_at, attempts`, [claimId, LEASE_MS, MAX_ATTEMPTS, BATCH]);
+    UPDATE js_outbox o SET claim_id = $1, claim_expires_at = now() + $2 * interval '1 millisecond', attempts = o.attempts + 1
+    FROM due WHERE o.seq = due.seq
+    RETURNING o.seq, o.event_id, o.aggregate_id, o.payload, o.occurred_at, o.attempts, due.over`, [claimId, LEASE_MS, MAX_ATTEMPTS, BATCH]);
   return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
 }
 
@@ -235,15 +250,16 @@ async function renew(c, seq, claimId) {
   return res.rowCount === 1;
 }
 
+// fail records a failed publish, fenced by the claim; it resolves with the
+// rows it changed.
 async function fail(c, seq, claimId, attempts, error) {
   if (attempts >= MAX_ATTEMPTS) {
-    await c.query(`UPDATE js_outbox SET status = 'DEAD', claim_id = NULL, claim_expires_at = NULL, last_error = $1
-      WHERE seq = $2 AND claim_id = $3`, [error, seq, claimId]);
-    return;
+    return (await c.query(`UPDATE js_outbox SET status = 'DEAD', claim_id = NULL, claim_expires_at = NULL, last_error = $1
+      WHERE seq = $2 AND ${FENCE(3)}`, [error, seq, claimId])).rowCount;
   }
-  await c.query(`UPDATE js_outbox SET claim_id = NULL, claim_expires_at = NULL, last_error = $1,
-      available_at = now() + $2 * interval '1 millisecond' WHERE seq = $3 AND claim_id = $4`,
-  [error, BACKOFF_MS * 2 ** (attempts - 1), seq, claimId]);
+  return (await c.query(`UPDATE js_outbox SET claim_id = NULL, claim_expires_at = NULL, last_error = $1,
+      available_at = now() + $2 * interval '1 millisecond' WHERE seq = $3 AND ${FENCE(4)}`,
+  [error, BACKOFF_MS * 2 ** (attempts - 1), seq, claimId])).rowCount;
 }
 
 async function release(db, claimId, seqs) {
@@ -296,7 +312,7 @@ async function at(failpoint) {
 async function operator() {
   const db = new DB();
   await db.run((c) => c.query(SCHEMA));
-  say({ hello: 'outboxcheck/1', role: 'operator', capabilities: ['pending', 'dead-letters', 'failpoints'] });
+  say({ hello: 'outboxcheck/1', role: 'operator', capabilities: ['pending', 'dead-letters', 'failpoints', 'claims'] });
   for (;;) {
     const req = await stdin.next();
     try {

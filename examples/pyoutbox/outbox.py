@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A transactional outbox + inbox in Python (standard library and psycopg2),
 run by outboxcheck's process contract: one process per role, JSON lines on
-stdin and stdout (protocol outboxcheck/1, docs/process.md).
+stdin and stdout (protocol outboxcheck/1, docs/process-subjects.md).
 
-    python3 outbox.py [--no-inbox | --claims-once] producer|relay|consumer|operator
+    python3 outbox.py [--no-inbox | --claims-once | --unfenced] producer|relay|consumer|operator
 
 The seed's design: the business row and its event in one transaction; a
 relay that claims due events with FOR UPDATE SKIP LOCKED, a lease and a
@@ -11,7 +11,8 @@ claim_id, publishes, and marks PUBLISHED only while its claim is current
 (else FAILED with backoff, DEAD after the last attempt); a consumer that
 dedupes by event_id in the transaction of its effect. The broken
 variants: --no-inbox applies the effect without the inbox; --claims-once
-declares each event published once, trusting its lease.
+declares each event published once, trusting its lease; --unfenced
+completes a claim by the row alone, not while the claim is current.
 """
 
 import json
@@ -193,7 +194,9 @@ def relay():
         if not rows:
             time.sleep(0.02)
             continue
-        for i, (seq, event_id, aggregate_id, payload, occurred_at, attempts) in enumerate(rows):
+        for (seq, event_id, *_, over) in rows:  # reported as the database said: fencing is judged from them
+            say({"op": "claimed", "event": event_id, "claim": claim_id, **({"over": over} if over else {})})
+        for i, (seq, event_id, aggregate_id, payload, occurred_at, attempts, _) in enumerate(rows):
             if stopping:  # hand back what is not published
                 release(db, claim_id, [r[0] for r in rows[i:]])
                 break
@@ -215,11 +218,12 @@ def relay():
                 res = {"result": "error", "error": "no acknowledgement within %.0f ms" % (ACK_DEADLINE * 1000)}
             try:
                 if res["result"] == "accepted":
-                    db.run(lambda cur: cur.execute(
+                    changed = db.run(lambda cur: (cur.execute(
                         "UPDATE py_outbox SET status = 'PUBLISHED', claim_id = NULL, claim_expires_at = NULL "
-                        "WHERE seq = %s AND claim_id = %s", (seq, claim_id)))
+                        "WHERE seq = %s AND " + FENCE, (seq, claim_id)), cur.rowcount)[1])
                 else:
-                    db.run(lambda cur: fail(cur, seq, claim_id, attempts, res.get("error", res["result"])))
+                    changed = db.run(lambda cur: fail(cur, seq, claim_id, attempts, res.get("error", res["result"])))
+                say({"op": "completed", "event": event_id, "claim": claim_id, "changed": changed > 0})
             except Exception as e:
                 log("mark:", one_line(e))  # the lease decides: another relay takes it over
     sys.exit(0)
@@ -244,14 +248,18 @@ def claim(cur, claim_id):
             last_error = 'claimed ' || attempts || ' times without an outcome'
         WHERE status = 'PENDING' AND attempts >= %s AND (claim_expires_at IS NULL OR claim_expires_at <= now())""",
                 (MAX_ATTEMPTS,))
+    # over: the claim still holding a row, its lease run out (a completion
+    # clears claim_id), which this one takes the row over from.
     cur.execute("""
-        UPDATE py_outbox SET claim_id = %s, claim_expires_at = now() + %s * interval '1 second', attempts = attempts + 1
-        WHERE seq IN (
-            SELECT seq FROM py_outbox
+        WITH due AS (
+            SELECT seq, claim_id AS over FROM py_outbox
             WHERE status = 'PENDING' AND available_at <= now() AND attempts < %s
               AND (claim_expires_at IS NULL OR claim_expires_at <= now())
             ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED)
-        RETURNING seq, event_id, aggregate_id, payload, occurred_at, attempts""", (claim_id, LEASE, MAX_ATTEMPTS, BATCH))
+        UPDATE py_outbox o SET claim_id = %s, claim_expires_at = now() + %s * interval '1 second', attempts = o.attempts + 1
+        FROM due WHERE o.seq = due.seq
+        RETURNING o.seq, o.event_id, o.aggregate_id, o.payload, o.occurred_at, o.attempts, due.over""",
+                (MAX_ATTEMPTS, BATCH, claim_id, LEASE))
     return sorted(cur.fetchall())
 
 
@@ -262,13 +270,15 @@ def renew(cur, seq, claim_id):
 
 
 def fail(cur, seq, claim_id, attempts, error):
+    """Records a failed publish, fenced by the claim; returns the rows it changed."""
     if attempts >= MAX_ATTEMPTS:
         cur.execute("UPDATE py_outbox SET status = 'DEAD', claim_id = NULL, claim_expires_at = NULL, last_error = %s "
-                    "WHERE seq = %s AND claim_id = %s", (error, seq, claim_id))
-        return
+                    "WHERE seq = %s AND " + FENCE, (error, seq, claim_id))
+        return cur.rowcount
     cur.execute("UPDATE py_outbox SET claim_id = NULL, claim_expires_at = NULL, last_error = %s, "
-                "available_at = now() + %s * interval '1 second' WHERE seq = %s AND claim_id = %s",
+                "available_at = now() + %s * interval '1 second' WHERE seq = %s AND " + FENCE,
                 (error, BACKOFF * 2 ** (attempts - 1), seq, claim_id))
+    return cur.rowcount
 
 
 def release(db, claim_id, seqs):
@@ -289,6 +299,13 @@ NO_INBOX = "--no-inbox" in sys.argv
 # to keep other relays off a claim; a relay paused past its lease between
 # the renewal and the publish (a GC pause, a VM freeze) belies it.
 CLAIMS_ONCE = "--claims-once" in sys.argv
+
+# --unfenced is the third: its completions (published, failed, dead) update
+# the row by seq alone, not while the claim is current. A relay paused
+# past its lease wakes and completes a claim that another relay took over:
+# its report says the update changed the row (fencing).
+UNFENCED = "--unfenced" in sys.argv
+FENCE = "%s IS NOT NULL" if UNFENCED else "claim_id = %s"
 
 
 def consumer():
@@ -330,7 +347,7 @@ def at(failpoint):
 def operator():
     db = DB()
     db.run(lambda cur: cur.execute(SCHEMA))
-    capabilities = ["pending", "dead-letters", "failpoints"]
+    capabilities = ["pending", "dead-letters", "failpoints", "claims"]
     if CLAIMS_ONCE:
         capabilities.append("publishes-once")
     say({"hello": "outboxcheck/1", "role": "operator", "capabilities": capabilities})
