@@ -15,7 +15,7 @@ import (
 func (p *pool) shrinkAndConfirm(res *Result, failedAt int, start time.Time) {
 	opts := p.runners[0].opts
 	sh := &shrinker{try: p.shrinkRun, workers: len(p.runners), interrupted: opts.interrupted, recovery: opts.Recovery,
-		dispatchers: opts.Dispatchers, property: res.Failure.Property, tries: opts.Tries, until: time.Now().Add(harness.ShrinkTime()),
+		dispatchers: opts.Dispatchers, lease: opts.Lease, property: res.Failure.Property, tries: opts.Tries, until: time.Now().Add(harness.ShrinkTime()),
 		best: res.Schedule, fail: res.Failure, outcomes: res.Outcomes, failedAt: failedAt}
 	sh.shrink()
 	res.ShrinkRuns, res.ShrinkDiscarded, res.ShrinkStopped = sh.runs, sh.discarded, sh.stopped

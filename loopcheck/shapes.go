@@ -28,6 +28,12 @@ import (
 //   - frozen past its lease: let the relays settle, then the failing
 //     schedule's first freeze (a stale relay that wakes and publishes on
 //     a claim no longer its own); tried when the schedule had one;
+//   - acknowledged past its lease: let the relays settle, then commit a
+//     payment into a slow window whose acks come two leases late (its
+//     relay's lease runs out while it waits, another relay takes the
+//     event over and waits on its own late ack, and the first one's
+//     completion comes while the second still holds the event); tried
+//     for a fencing failure;
 //   - an outage past the dedupe window: let the relays settle, then the
 //     failing schedule's first window-outage, then settle again (a
 //     resend the broker stores twice; it comes once the relay's claim
@@ -67,6 +73,10 @@ func (sh *shrinker) shapes() []Schedule {
 		if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "crash-loop" }) {
 			out = append(out, sh.crashedMidPublish())
 		}
+	}
+	if sh.property == "fencing" && sh.lease > 0 && sh.dispatchers > 1 {
+		slow := Step{Kind: "broker-slow", For: 2 * sh.lease, Delay: 2*sh.lease - 2*time.Millisecond, Aim: sh.lease, N: 1}
+		out = append(out, append(sh.zoned(), sh.settle(), slow, Step{Kind: "pause", For: 3 * sh.lease}))
 	}
 	if slices.ContainsFunc(sh.best, func(st Step) bool { return st.Kind == "schema-change" }) {
 		out = append(out, append(sh.zoned(), Step{Kind: "schema-change"}, Step{Kind: "commit", N: 1}))

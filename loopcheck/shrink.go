@@ -38,9 +38,10 @@ type shrinker struct {
 	try         func(w int, s Schedule, until time.Time, abort chan struct{}) (f *harness.Failure, failedAt int, outcomes []harness.PaymentOutcome, err error)
 	workers     int
 	interrupted func() bool
-	// recovery and dispatchers are the subject's, for the shapes.
+	// recovery, dispatchers and lease are the subject's, for the shapes.
 	recovery    time.Duration
 	dispatchers int
+	lease       time.Duration
 	property    string
 	tries       int
 	until       time.Time

@@ -11,7 +11,7 @@ import (
 // loopProperties are the properties a loop mutant may be killed by.
 var loopProperties = map[string]bool{"no-loss": true, "timely-delivery": true, "no-phantom": true,
 	"effect-at-most-once": true, "effect-exactly-once": true, "dead-letter": true, "dead-exclusive": true,
-	"backoff": true, "relay-isolation": true, "relay-liveness": true, "takeover": true, "head-of-line": true, "crash-loop": true, "publish-at-most-once": true, "dedupe-window": true}
+	"backoff": true, "relay-isolation": true, "relay-liveness": true, "takeover": true, "head-of-line": true, "crash-loop": true, "publish-at-most-once": true, "dedupe-window": true, "fencing": true}
 
 // Every loop mutant (the reference relay's and the CDC relay's) has a unique name, a bug, a constructor and a
 // property of the loop contract, and is in docs/properties.md's table with it.

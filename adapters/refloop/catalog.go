@@ -69,6 +69,7 @@ var Mutants = []Mutant{
 	{Name: "crash-loop", Bug: "the seed's rule: only a failed publish makes an event DEAD, so an event that crashes its relay is claimed again past the attempt limit, for ever", Kills: "crash-loop", New: CrashLoop, MaxAttempts: 3},
 	{Name: "timeout-is-shutdown", Bug: "(f) takes any context.DeadlineExceeded (a publish past its deadline) for shutdown and stops for good", Kills: "relay-liveness", Also: []string{"timely-delivery"}, New: TimeoutIsShutdown},
 	{Name: "dedupe-past-window", Bug: "leans on the broker's Nats-Msg-Id deduplication, yet resends an event whenever it is due, past the dedupe window too: an ack lost before a longer outage stores the event twice", Kills: "dedupe-window", New: DedupePastWindow, DedupeWindow: DedupeRunWindow, ShrinkTime: 45 * time.Second},
+	{Name: "mark-unfenced", Bug: "completion fenced by status alone, not by the claim: a relay whose ack came after its lease ran out marks PUBLISHED the event another relay took over and is still publishing", Kills: "fencing", New: MarkUnfenced},
 	{Name: "naive-utc-due", Bug: "(c) the due query compares with a naive UTC timestamp: east of UTC nothing is due for hours", Kills: "timely-delivery", Also: []string{"backoff"}, New: NaiveUTCDue},
 }
 

@@ -34,6 +34,10 @@ type Options struct {
 	// AckDeadline, if set, is a variant's own deadline for one publish's
 	// ack, declared to the nemesis (Deadlines).
 	AckDeadline time.Duration
+	// ReportClaims: the relays report their claims and completions to
+	// the harness (loopcheck.ClaimReporter: fencing is judged). Not with
+	// Step, nor with a claim query edited past the seed's shape.
+	ReportClaims bool
 }
 
 // callTimeout is the reference loop's bound on a batch and on each
@@ -61,9 +65,10 @@ const Recovery = 1500 * time.Millisecond
 // CI's -race run once: 13 payments pending 32.2 s after healing.
 const SlowRescanRecovery = 40 * time.Second
 
-// New is the reference loop with LISTEN/NOTIFY wake-ups.
+// New is the reference loop with LISTEN/NOTIFY wake-ups, reporting its
+// claims and completions.
 func New(ctx context.Context, env loopcheck.Env) (loopcheck.Subject, error) {
-	return Build(ctx, env, Options{Notify: true})
+	return Build(ctx, env, Options{Notify: true, ReportClaims: true})
 }
 
 // NotifyOnly is the mutant: a relay that sleeps until notified and never
@@ -81,11 +86,23 @@ type Subject struct {
 	producer impl.Producer
 	consumer *impl.Consumer
 	admin    *impl.Session
+	// over is the claim query that reports what each claim took over
+	// (overClaim), if the relays report their claims.
+	over string
 }
 
 // Build builds the subject with opts and creates its schema.
 func Build(ctx context.Context, env loopcheck.Env, opts Options) (*Subject, error) {
 	s := &Subject{env: env, opts: opts}
+	if opts.ReportClaims {
+		if opts.Step != nil {
+			return nil, errors.New("refloop: ReportClaims reports the reference batch's claims, not a Step's")
+		}
+		var err error
+		if s.over, err = overClaim(s.queries().Claim); err != nil {
+			return nil, err
+		}
+	}
 	s.producer = impl.Producer{IDs: &s.ids}
 	cons, err := impl.NewSession(env.ConnString(harness.Actor{Role: harness.Consumer}))
 	if err != nil {
@@ -132,17 +149,14 @@ func (s *Subject) dispatch(ctx context.Context, i int, pub harness.Publisher, st
 		return err
 	}
 	defer sess.Cut()
-	q := impl.DefaultQueries()
-	q.BuryExpired = impl.BuryExpiredQuery // the loop's nemesis crashes relays on an event: no crash loop
-	if s.opts.Queries != nil {
-		s.opts.Queries(&q)
-	}
-	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: q}, Publisher: publisher{pub},
+	d := &impl.Dispatcher{Store: &impl.Store{Session: sess, Queries: s.queries()}, Publisher: publisher{pub},
 		Clock: impl.ClockFunc(time.Now), IDs: &s.ids,
 		Policy: impl.Policy{Lease: s.env.Lease, MaxAttempts: s.env.MaxAttempts, BackoffBase: s.env.BackoffBase, BackoffCap: refBackoffCap}}
 	loop := impl.Loop{Dispatcher: d, MaxIdle: 200 * time.Millisecond, NoScan: s.opts.NoScan, CallTimeout: callTimeout}
 	if step != nil {
 		loop.Step = step(d)
+	} else if log, ok := pub.(loopcheck.ClaimLog); ok && s.over != "" {
+		loop.Step = reportingStep(d, log, s.over)
 	}
 	if s.opts.Rescan > 0 {
 		loop.MaxIdle, loop.Fixed = s.opts.Rescan, true
@@ -157,6 +171,17 @@ func (s *Subject) dispatch(ctx context.Context, i int, pub harness.Publisher, st
 	}
 	loop.Run(ctx)
 	return nil
+}
+
+// queries are the dispatcher's: the seed's, with the bury rule, as the
+// variant edits them.
+func (s *Subject) queries() impl.Queries {
+	q := impl.DefaultQueries()
+	q.BuryExpired = impl.BuryExpiredQuery // the loop's nemesis crashes relays on an event: no crash loop
+	if s.opts.Queries != nil {
+		s.opts.Queries(&q)
+	}
+	return q
 }
 
 func (s *Subject) Handle(ctx context.Context, m harness.Message) error {

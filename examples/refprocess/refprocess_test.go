@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 	pgscratch.MainWith(m, pgscratch.Options{Settings: cdcloop.ServerSettings})
 }
 
-// The reference relay and three of its loop mutants, and the CDC relay and
+// The reference relay and four of its loop mutants, and the CDC relay and
 // one of its mutants, get the same verdicts in process and as processes,
 // on the same seeds: a relay passes, each mutant is killed by its own
 // property. (The schedules differ: a
@@ -35,7 +35,7 @@ func TestSameVerdictsInProcessAndAsProcesses(t *testing.T) {
 		mutant string
 		checks int
 		seeds  uint64
-	}{{"reference", 20, 2}, {"delete-dead", 100, 2}, {"never-dead", 100, 2}, {"naive-utc-due", 100, 2}, {"cdc", 20, 1}, {"cdc-confirm-whole", 100, 1}} {
+	}{{"reference", 20, 2}, {"delete-dead", 100, 2}, {"never-dead", 100, 2}, {"naive-utc-due", 100, 2}, {"mark-unfenced", 100, 2}, {"cdc", 20, 1}, {"cdc-confirm-whole", 100, 1}} {
 		m, ok := loopsubjects.ByName(c.mutant)
 		if !ok {
 			t.Fatalf("no loop subject %q", c.mutant)
