@@ -91,6 +91,8 @@ func (c *check) awaitCompletion(relay, event string, from, d time.Duration) bool
 			return false
 		case <-c.abort:
 			return false
+		case <-c.opts.Interrupt:
+			return false
 		}
 	}
 }
