@@ -2,6 +2,7 @@ package loopcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -114,7 +115,7 @@ func (r *runner) run(s Schedule) (f *harness.Failure, err error) {
 	if z := s.zone(); z != "UTC" {
 		c.tally.injected("timezone", z, true, 0)
 	}
-	if err := c.call(r.subj.Reset); err != nil {
+	if err := c.reset(); err != nil {
 		if c.noteFault(err) {
 			return c.faulted(), nil
 		}
@@ -230,6 +231,29 @@ func (c *check) call(fn func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.CallTimeout)
 	defer cancel()
 	return fn(ctx)
+}
+
+// ResetTimeout bounds the subject's Reset before each schedule: the
+// harness's own setup, not a judged call, whose work (a checkpoint, a
+// replication slot's sessions ended and its position moved on) takes
+// seconds on a loaded server. A proccheck subject's operator gets the
+// same bound.
+const ResetTimeout = 30 * time.Second
+
+// reset runs the subject's Reset under ResetTimeout, and once more if
+// that ran out: a slow server is not broken (CI's loaded run had a CDC
+// relay's reset, checkpoint included, outlast the 2 s of a call).
+func (c *check) reset() error {
+	var err error
+	for range 2 {
+		ctx, cancel := context.WithTimeout(c.ctx, ResetTimeout)
+		err = c.subj.Reset(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
+	return err
 }
 
 // setStep numbers the entries recorded from now on with schedule step n
