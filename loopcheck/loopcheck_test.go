@@ -45,9 +45,13 @@ func TestReferenceLoop(t *testing.T) {
 }
 
 // outage is a broker outage far longer than the reference's retry budget
-// at MaxAttempts 3 (20 ms and 40 ms of backoff): the event ends DEAD.
-var outage = loopcheck.Schedule{{Kind: "broker-down", For: 1500 * time.Millisecond}, {Kind: "commit", N: 1},
-	{Kind: "pause", For: 1200 * time.Millisecond}}
+// at MaxAttempts 3 (20 ms and 40 ms of backoff): the event ends DEAD. The
+// drain ends the outage, so the pause after the commit is what the relay
+// gets to fail three times: 4 s, not the 1.2 s that CI's most loaded run
+// (-race, two burners, every package at once) once did not fit three
+// claims, refusals and marks into.
+var outage = loopcheck.Schedule{{Kind: "broker-down", For: 5 * time.Second}, {Kind: "commit", N: 1},
+	{Kind: "pause", For: 4 * time.Second}}
 
 // A broker outage longer than the retry budget ends with the reference's
 // event DEAD, visibly, and the run passes: dead is not lost.
