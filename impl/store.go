@@ -86,12 +86,16 @@ func (s *Store) BuryExpired(ctx context.Context, now time.Time, maxAttempts int)
 // sequence, payload, created_at, attempts, claim_id), taken with a lease
 // until expires.
 func CollectClaimed(rows pgx.Rows, expires time.Time) ([]Claimed, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) {
-		c := Claimed{ExpiresAt: expires}
-		err := r.Scan(&c.ID, &c.AggregateID, &c.EventType, &c.Sequence, &c.Payload, &c.CreatedAt, &c.Attempts, &c.ClaimID)
-		c.CreatedAt = c.CreatedAt.UTC()
-		return c, err
-	})
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) { return ScanClaimed(r, expires) })
+}
+
+// ScanClaimed reads one row of a claim (CollectClaimed's columns), then
+// into more the columns a variant's claim returns after them.
+func ScanClaimed(r pgx.CollectableRow, expires time.Time, more ...any) (Claimed, error) {
+	c := Claimed{ExpiresAt: expires}
+	err := r.Scan(append([]any{&c.ID, &c.AggregateID, &c.EventType, &c.Sequence, &c.Payload, &c.CreatedAt, &c.Attempts, &c.ClaimID}, more...)...)
+	c.CreatedAt = c.CreatedAt.UTC()
+	return c, err
 }
 
 // MarkPublished records a publish the broker acknowledged. It changes the

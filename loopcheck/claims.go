@@ -115,7 +115,7 @@ func (c *check) fencing(endState) *harness.Failure {
 			continue
 		}
 		claims[key{n.event, n.claim}]++
-		if k := (key{n.event, n.over}); n.over != "" {
+		if k := (key{n.event, n.over}); n.over != "" && n.over != n.claim { // a claim over itself is no takeover
 			if _, seen := takenBy[k]; !seen {
 				takenBy[k] = n
 			}

@@ -75,6 +75,10 @@ func TestFencingJudgesStaleCompletions(t *testing.T) {
 			r2.Claimed("ev-2", "c2", "c1")
 			r1.Completed("ev-1", "c1", true)
 		},
+		"over itself": func(r1, r2 *publisher) {
+			r1.Claimed("ev-1", "c1", "c1")
+			r1.Completed("ev-1", "c1", true)
+		},
 		"claim id twice": func(r1, r2 *publisher) {
 			r1.Claimed("ev-1", "c1", "")
 			r2.Claimed("ev-1", "c2", "c1")

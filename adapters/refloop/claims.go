@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/outboxcheck/outboxcheck/impl"
 	"github.com/outboxcheck/outboxcheck/loopcheck"
@@ -98,15 +99,9 @@ func claimOver(ctx context.Context, sess *impl.Session, query string, now time.T
 	}
 	var over []string
 	events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (impl.Claimed, error) {
-		c := impl.Claimed{ExpiresAt: expires}
-		var from *string
-		err := r.Scan(&c.ID, &c.AggregateID, &c.EventType, &c.Sequence, &c.Payload, &c.CreatedAt, &c.Attempts, &c.ClaimID, &from)
-		c.CreatedAt = c.CreatedAt.UTC()
-		if from != nil {
-			over = append(over, *from)
-		} else {
-			over = append(over, "")
-		}
+		var from pgtype.Text // NULL: taken over from no claim
+		c, err := impl.ScanClaimed(r, expires, &from)
+		over = append(over, from.String)
 		return c, err
 	})
 	return events, over, err

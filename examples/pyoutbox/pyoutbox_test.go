@@ -64,16 +64,10 @@ func TestPythonOutboxWithoutInboxIsCaught(t *testing.T) {
 // seed 1 did within 100 schedules until a new kind of step moved every
 // draw.
 func TestPythonOutboxClaimingOnceIsCaughtByAFreeze(t *testing.T) {
-	cmd := python(t, "--claims-once")
-	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: proccheck.Recovery}
-	n, f, err := loopcheck.Replay(proccheck.New(cmd), opts, loopcheck.FrozenPastLease(opts.Lease, 2*time.Second), "publish-at-most-once", 3)
-	if err != nil || n < 2 {
-		t.Fatalf("the lease trusted to publish once was caught by publish-at-most-once %d of 3 (%v): %+v", n, err, f)
-	}
+	f := caughtByAFreeze(t, python(t, "--claims-once"), "publish-at-most-once")
 	if !strings.Contains(f.History.Story(), "Freeze") {
 		t.Errorf("the story has no freeze:\n%s", f.History.Story())
 	}
-	t.Logf("caught %d of 3: %s\n%s", n, f.Message, f.History.Story())
 }
 
 // Completing a claim by the row alone, not while the claim is current, is
@@ -83,14 +77,21 @@ func TestPythonOutboxClaimingOnceIsCaughtByAFreeze(t *testing.T) {
 // its own report says: fencing. The story is the canonical freeze; drawn
 // schedules find it too (docs/process-subjects.md).
 func TestPythonOutboxUnfencedIsCaughtByAFreeze(t *testing.T) {
-	cmd := python(t, "--unfenced")
-	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: proccheck.Recovery}
-	n, f, err := loopcheck.Replay(proccheck.New(cmd), opts, loopcheck.FrozenPastLease(opts.Lease, 2*time.Second), "fencing", 3)
-	if err != nil || n < 2 {
-		t.Fatalf("the unfenced completion was caught by fencing %d of 3 (%v): %+v", n, err, f)
-	}
+	f := caughtByAFreeze(t, python(t, "--unfenced"), "fencing")
 	if !strings.Contains(f.Message, "was taken over by claim") {
 		t.Errorf("the message does not name the takeover: %s", f.Message)
 	}
+}
+
+// caughtByAFreeze replays the canonical freeze (loopcheck.FrozenPastLease)
+// on cmd three times, and asks that property fail at least twice.
+func caughtByAFreeze(t *testing.T, cmd proccheck.Command, property string) *harness.Failure {
+	t.Helper()
+	opts := loopcheck.Options{DatabaseURL: pgscratch.NewDatabase(t).URL, Recovery: proccheck.Recovery}
+	n, f, err := loopcheck.Replay(proccheck.New(cmd), opts, loopcheck.FrozenPastLease(opts.Lease, 2*time.Second), property, 3)
+	if err != nil || n < 2 {
+		t.Fatalf("%s was caught by %s %d of 3 (%v): %+v", strings.Join(cmd.Argv, " "), property, n, err, f)
+	}
 	t.Logf("caught %d of 3: %s\n%s", n, f.Message, f.History.Story())
+	return f
 }
